@@ -1,0 +1,46 @@
+// Parameter specs shared by several families, so that a name means the same thing everywhere.
+#pragma once
+
+#include <cmath>
+
+#include "encodings/params.h"
+
+namespace poslab::common {
+
+// The mixed_raw kernel's frequency for the default head: base^(-2*3/D) with D = 16.
+inline const double kDefaultOmega = std::pow(10000.0, -6.0 / 16.0);
+
+inline ParamSpec headDim(double def = 16) {
+  return {"head_dim", def, 2, 1024, true, "D, the head dimension (sets the frequency schedule)"};
+}
+inline ParamSpec base() {
+  return {"base", 10000, 1.0001, 1e9, false, "theta_c = base^(-2c/D), the RoPE frequency schedule"};
+}
+inline ParamSpec gamma() {
+  return {"gamma", 1e-4, 0, 10, false, "decay rate: lambda = -gamma + i omega, factor e^(-gamma d)"};
+}
+inline ParamSpec omega() {
+  return {"omega", kDefaultOmega, 0, M_PI, false,
+          "frequency of the kernel view (rad per position); pins every block when pin_omega = 1"};
+}
+inline ParamSpec pinOmega() {
+  return {"pin_omega", 0, 0, 1, true,
+          "1: every block rotates at omega; 0: blocks follow omega_b = base^(-2b/D)"};
+}
+inline ParamSpec eta() {
+  return {"eta", 0.1, -10, 10, false, "nilpotent (shear) strength: G(d) = e^(lambda d)(I + eta t(d) N)"};
+}
+inline ParamSpec contextScale() {
+  return {"L", 256, 1, 1e7, false, "context scale L (the training length): enters d/L and tau(d)"};
+}
+inline ParamSpec heads() {
+  return {"heads", 4, 1, 256, true, "number of attention heads H"};
+}
+inline ParamSpec head() {
+  return {"head", 1, 1, 256, true, "which head (1..H) the kernel view shows"};
+}
+inline ParamSpec scale() {
+  return {"scale", 1, 1, 1024, false, "context-extension factor s = L_eval / L_train"};
+}
+
+}  // namespace poslab::common

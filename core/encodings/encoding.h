@@ -1,0 +1,101 @@
+// The one seam between position encodings and attention.
+//
+// Conventions (SPEC section 0): query position i, key position j, lag d = i - j >= 0, head
+// dimension D. The logit is l(i,j) = scoreScale * s(i,j) + b(i,j): a content-position score s plus
+// an additive bias b. Attention code sees only this interface; each family lives in its own file.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "encodings/lag_basis.h"
+#include "encodings/params.h"
+
+namespace poslab {
+
+struct FamilyInfo {
+  std::string id;       // "jordan-exact"
+  std::string title;    // "Jordan-RoPE (exact)"
+  std::string formula;  // the score or bias, Unicode, for the formula panel and `families`
+  std::string summary;  // one paragraph: what the family does and why
+  std::vector<ParamSpec> params;
+};
+
+// Per-position transforms of q and k whose plain dot product is the score s(i,j).
+struct FactorizedQK {
+  at::Tensor q;  // (B, H, Tq, F), F = D for most families, 2D for PoPE
+  at::Tensor k;  // (B, H, Tk, F)
+};
+
+// Whether float arithmetic of a given width can run the factorized form up to a position.
+struct PrecisionReport {
+  bool ok = true;
+  long long firstBadPosition = -1;  // first position where it fails; -1 if none up to maxPos
+  std::string problem;              // "overflow", "underflow" or "precision loss"
+  std::string detail;               // a sentence with the numbers
+};
+
+class Encoding {
+ public:
+  Encoding(const FamilyInfo& info, ParamSet params) : info_(info), params_(std::move(params)) {}
+  virtual ~Encoding() = default;
+
+  const FamilyInfo& info() const { return info_; }
+  const std::string& id() const { return info_.id; }
+  const ParamSet& params() const { return params_; }
+  long long headDim() const { return params_.getInt("head_dim"); }
+  // Heads the family distinguishes (slopes, frequencies); 1 when every head is the same.
+  virtual long long heads() const { return 1; }
+
+  // Kernel view (float64): the family's lag basis functions and, where defined, its kernel.
+  virtual LagBasis basis(const std::vector<double>& lags) const = 0;
+
+  // True when s(i,j) depends on i - j only.
+  virtual bool isRelative() const { return true; }
+
+  // ---- factorized form -------------------------------------------------------------------
+  virtual bool hasFactorized() const = 0;
+  // q (B, H, Tq, D), k (B, H, Tk, D), qPos (Tq), kPos (Tk) int64 absolute positions.
+  // Throws Error if the family has no factorized form, NumericalRangeError if q's dtype cannot
+  // represent the transform at these positions (see factorizedPrecision).
+  virtual FactorizedQK factorize(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
+                                 const at::Tensor& kPos) const;
+  // Where the factorized form breaks down in float32 or float64; ok for forms that cannot.
+  virtual PrecisionReport factorizedPrecision(long long maxPos, bool float32) const;
+
+  // ---- direct (lag) form ----------------------------------------------------------------
+  // The score s(i,j) (B, H, Tq, Tk) from lag features, for d >= 0; entries with j > i are 0.
+  // Memory is O(B H Tq Tk * small), so callers stream over key chunks (attentionLogits).
+  virtual at::Tensor directScores(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
+                                  const at::Tensor& kPos) const = 0;
+
+  // Additive bias b(i,j) (H, Tq, Tk) in dtype, or an undefined tensor for families without one.
+  virtual at::Tensor bias(long long numHeads, const at::Tensor& qPos, const at::Tensor& kPos,
+                          at::ScalarType dtype) const;
+
+  // The factor on s in the logit: 1/sqrt(D) (times YaRN's temperature).
+  virtual double scoreScale() const;
+
+  // Float64 reference of the full logit l(i,j) for one head (0-based), written from SPEC with
+  // plain loops and std::complex, independent of the fast paths. q, k point at D doubles.
+  virtual double referenceLogit(const double* q, const double* k, long long i, long long j,
+                                long long head) const = 0;
+
+ private:
+  const FamilyInfo& info_;
+  ParamSet params_;
+};
+
+enum class Form { Factorized, Direct };
+
+// Full causal logits (B, H, Tq, Tk): scoreScale * s + b, -inf where j > i, computed in `form`
+// over key chunks of `chunk` keys. q (B, H, Tq, D), k (B, H, Tk, D), positions int64.
+at::Tensor attentionLogits(const Encoding& enc, const at::Tensor& q, const at::Tensor& k,
+                           const at::Tensor& qPos, const at::Tensor& kPos, Form form,
+                           long long chunk = 512);
+
+}  // namespace poslab

@@ -1,0 +1,307 @@
+#include "encodings/jordan_blocks.h"
+
+#include <ATen/ATen.h>
+
+#include <cfloat>
+#include <functional>
+#include <cmath>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+
+at::Tensor doubles(const std::vector<double>& v) {
+  return at::tensor(v, at::TensorOptions().dtype(at::kDouble));
+}
+
+// Shear time per position for the factorized form: p (linear) or tau(p) (absolute saturating).
+at::Tensor positionShearTime(const JordanGroup& g, const at::Tensor& p) {  // p (T) double
+  if (g.kind == ShearKind::AbsoluteSaturating) return p / (1.0 + p.abs() / g.L);
+  return p;
+}
+
+// Complex multiply of (re, im) by (c, s), broadcasting.
+void complexMul(at::Tensor& re, at::Tensor& im, const at::Tensor& c, const at::Tensor& s) {
+  at::Tensor r = re * c - im * s;
+  im = re * s + im * c;
+  re = r;
+}
+
+// Splits x's group dims into (re, im), each (B, H, T, nb, m).
+std::pair<at::Tensor, at::Tensor> splitGroup(const JordanGroup& g, const at::Tensor& x) {
+  auto sizes = x.sizes();
+  at::Tensor v = x.narrow(-1, g.offset, g.dims())
+                     .reshape({sizes[0], sizes[1], sizes[2], g.blocks, g.order, 2});
+  return {v.select(-1, 0), v.select(-1, 1)};
+}
+
+at::Tensor joinGroup(const at::Tensor& re, const at::Tensor& im) {  // -> (B, H, T, nb*m*2)
+  at::Tensor v = at::stack({re, im}, -1);
+  return v.flatten(3);
+}
+
+double factorial(long long r) {
+  double f = 1;
+  for (long long n = 2; n <= r; ++n) f *= static_cast<double>(n);
+  return f;
+}
+
+// One side of the factorized transform. query: G(p)^H x, else G(-p) x.
+at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Tensor& pos,
+                         bool query) {
+  const auto dtype = x.scalar_type();
+  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);                    // (T, 1)
+  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);        // (T, nb): e^(-i omega p)
+  at::Tensor logMag = (query ? -p : p) * g.gamma.to(p.device()).unsqueeze(0);  // (T, nb)
+  at::Tensor mag = logMag.exp();
+  auto asFactor = [&](const at::Tensor& t) {  // (T, nb) -> (1, 1, T, nb, 1) in x's dtype
+    return t.to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+  };
+  at::Tensor c = asFactor(mag * phase.cos());
+  at::Tensor s = asFactor(mag * phase.sin());
+
+  auto [re, im] = splitGroup(g, x);
+  // Nilpotent part first (it commutes with the scalar factor).
+  if (g.order > 1) {
+    at::Tensor t = positionShearTime(g, pos.to(at::kDouble)).unsqueeze(1) *
+                   g.shear.to(p.device()).unsqueeze(0);  // (T, nb) = a * t(p)
+    if (!query) t = -t;
+    std::vector<at::Tensor> outRe, outIm;
+    for (long long l = 0; l < g.order; ++l) {
+      at::Tensor accRe = re.select(-1, l).clone();
+      at::Tensor accIm = im.select(-1, l).clone();
+      for (long long r = 1; r < g.order; ++r) {
+        // Keys: x'_l = sum_r (-a t)^r / r! x_(l+r); queries: x'_l = sum_r (a t)^r / r! x_(l-r).
+        const long long src = query ? l - r : l + r;
+        if (src < 0 || src >= g.order) continue;
+        at::Tensor coef = (t.pow(static_cast<double>(r)) / factorial(r))
+                              .to(dtype)
+                              .unsqueeze(0)
+                              .unsqueeze(0);  // (1, 1, T, nb)
+        accRe = accRe + coef * re.select(-1, src);
+        accIm = accIm + coef * im.select(-1, src);
+      }
+      outRe.push_back(accRe);
+      outIm.push_back(accIm);
+    }
+    re = at::stack(outRe, -1);
+    im = at::stack(outIm, -1);
+  } else {
+    re = re.clone();
+    im = im.clone();
+  }
+  complexMul(re, im, c, s);
+  return joinGroup(re, im);
+}
+
+at::Tensor applyLayout(const JordanLayout& layout, const at::Tensor& x, const at::Tensor& pos,
+                       bool query) {
+  at::Tensor out = x.clone();
+  for (const auto& g : layout.groups) {
+    out.narrow(-1, g.offset, g.dims()).copy_(transformSide(g, x, pos, query));
+  }
+  return out;
+}
+
+// Rotates every component of the group by the unit phase e^(-i omega p): (re, im) (B,H,T,nb,m).
+std::pair<at::Tensor, at::Tensor> rotateUnit(const JordanGroup& g, const at::Tensor& x,
+                                             const at::Tensor& pos) {
+  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);
+  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);  // (T, nb)
+  auto asFactor = [&](const at::Tensor& t) {
+    return t.to(x.scalar_type()).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+  };
+  auto [re, im] = splitGroup(g, x);
+  complexMul(re, im, asFactor(phase.cos()), asFactor(phase.sin()));
+  return {re, im};
+}
+
+long long firstPositionWhere(long long maxPos, const std::function<bool(double)>& bad) {
+  // Each condition is monotone in p, so bisect.
+  if (!bad(static_cast<double>(maxPos))) return -1;
+  long long lo = 0, hi = maxPos;  // bad(hi) is true
+  if (bad(0.0)) return 0;
+  while (hi - lo > 1) {
+    const long long mid = lo + (hi - lo) / 2;
+    if (bad(static_cast<double>(mid))) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+JordanGroup makeJordanGroup(long long offset, long long order, const std::vector<double>& gamma,
+                            const std::vector<double>& omega, const std::vector<double>& shear,
+                            ShearKind kind, double L) {
+  JordanGroup g;
+  g.offset = offset;
+  g.blocks = static_cast<long long>(gamma.size());
+  g.order = order;
+  g.gamma = doubles(gamma);
+  g.omega = doubles(omega);
+  g.shear = doubles(shear);
+  g.kind = kind;
+  g.L = L;
+  return g;
+}
+
+bool jordanHasFactorized(const JordanLayout& layout) {
+  for (const auto& g : layout.groups)
+    if (g.kind == ShearKind::Saturating && g.order > 1) return false;
+  return true;
+}
+
+bool jordanIsRelative(const JordanLayout& layout) {
+  for (const auto& g : layout.groups)
+    if (g.kind == ShearKind::AbsoluteSaturating && g.order > 1) return false;
+  return true;
+}
+
+PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bool float32) {
+  const double logMax = float32 ? std::log(FLT_MAX) : std::log(DBL_MAX);
+  const double logMinNormal = float32 ? std::log(FLT_MIN) : std::log(DBL_MIN);
+  const double eps = float32 ? FLT_EPSILON : DBL_EPSILON;
+  // A logit whose estimated relative rounding error exceeds this has lost its precision.
+  constexpr double kLostRelativeError = 1e-3;
+  PrecisionReport report;
+  auto consider = [&](long long pos, const std::string& problem, const std::string& detail) {
+    if (pos < 0) return;
+    if (report.ok || pos < report.firstBadPosition) {
+      report.ok = false;
+      report.firstBadPosition = pos;
+      report.problem = problem;
+      report.detail = detail;
+    }
+  };
+  for (const auto& g : layout.groups) {
+    auto gamma = g.gamma.accessor<double, 1>();
+    auto shear = g.shear.accessor<double, 1>();
+    for (long long b = 0; b < g.blocks; ++b) {
+      const double gam = gamma[b];
+      const double a = std::abs(shear[b]);
+      const long long m = g.order;
+      auto shearTime = [&](double p) {
+        return g.kind == ShearKind::AbsoluteSaturating ? p / (1.0 + p / g.L) : p;
+      };
+      // Largest polynomial factor sum_r (a t)^r / r!, the growth the nilpotent part adds.
+      auto poly = [&](double p) {
+        double sum = 0, term = 1;
+        for (long long r = 0; r < m; ++r) {
+          sum += term;
+          term *= a * shearTime(p) / static_cast<double>(r + 1);
+        }
+        return sum;
+      };
+      std::ostringstream where;
+      where << "block " << b << " (gamma=" << gam << ", shear=" << a << ")";
+      consider(firstPositionWhere(maxPos,
+                                  [&](double p) { return gam * p + std::log(poly(p)) > logMax; }),
+               "overflow", "the key factor e^(gamma p) (1 + a p + ...) exceeds the largest " +
+                               std::string(float32 ? "float32" : "float64") + " at " + where.str());
+      consider(firstPositionWhere(maxPos, [&](double p) { return -gam * p < logMinNormal; }),
+               "underflow", "the query factor e^(-gamma p) falls below the smallest normal " +
+                                std::string(float32 ? "float32" : "float64") + " at " +
+                                where.str());
+      consider(firstPositionWhere(maxPos,
+                                  [&](double p) { return eps * poly(p) > kLostRelativeError; }),
+               "precision loss",
+               "the shear terms a*i and a*j cancel to a*d, leaving a relative logit error above "
+               "1e-3 at " + where.str());
+    }
+  }
+  return report;
+}
+
+FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
+                             const at::Tensor& qPos, const at::Tensor& kPos) {
+  if (!jordanHasFactorized(layout)) {
+    throw Error("this form breaks the group law and has no factorized form",
+                "use the direct form");
+  }
+  const bool float32 = q.scalar_type() != at::kDouble;
+  long long maxPos = 0;
+  if (qPos.numel() > 0) maxPos = std::max(maxPos, qPos.abs().max().item<long long>());
+  if (kPos.numel() > 0) maxPos = std::max(maxPos, kPos.abs().max().item<long long>());
+  PrecisionReport report = jordanPrecision(layout, maxPos, float32);
+  if (!report.ok) {
+    std::ostringstream os;
+    os << "factorized form in " << (float32 ? "float32" : "float64") << " fails by "
+       << report.problem << " at position " << report.firstBadPosition << " (positions up to "
+       << maxPos << "): " << report.detail;
+    throw NumericalRangeError(os.str(), "use the direct form, or float64, or shorter positions");
+  }
+  return {applyLayout(layout, q, qPos, /*query=*/true), applyLayout(layout, k, kPos, false)};
+}
+
+at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
+                              const at::Tensor& qPos, const at::Tensor& kPos) {
+  const auto dtype = q.scalar_type();
+  at::Tensor pi = qPos.to(at::kDouble).unsqueeze(1);  // (Tq, 1)
+  at::Tensor pj = kPos.to(at::kDouble).unsqueeze(0);  // (1, Tk)
+  at::Tensor d = pi - pj;                             // (Tq, Tk)
+  at::Tensor causal = d >= 0;
+  at::Tensor dSafe = d.clamp_min(0);
+
+  // Dims outside every group: plain content product.
+  at::Tensor covered = at::zeros({layout.dim}, at::TensorOptions().dtype(at::kBool));
+  for (const auto& g : layout.groups) covered.narrow(0, g.offset, g.dims()).fill_(true);
+  at::Tensor plainIdx = at::nonzero(covered.logical_not()).flatten().to(q.device());
+  at::Tensor score = at::zeros({q.size(0), q.size(1), q.size(2), k.size(2)}, q.options());
+  if (plainIdx.numel() > 0) {
+    score = score + at::matmul(q.index_select(-1, plainIdx),
+                               k.index_select(-1, plainIdx).transpose(-1, -2));
+  }
+
+  for (const auto& g : layout.groups) {
+    auto [qRe, qIm] = rotateUnit(g, q, qPos);  // (B, H, Tq, nb, m)
+    auto [kRe, kIm] = rotateUnit(g, k, kPos);
+    // Shear time per pair (Tq, Tk).
+    at::Tensor t;
+    if (g.kind == ShearKind::Linear) t = dSafe;
+    else if (g.kind == ShearKind::Saturating) t = dSafe / (1.0 + dSafe / g.L);
+    else t = pi / (1.0 + pi.abs() / g.L) - pj / (1.0 + pj.abs() / g.L);
+    at::Tensor decay = at::exp(-g.gamma.to(d.device()).view({-1, 1, 1}) * dSafe.unsqueeze(0));
+    at::Tensor at_ = g.shear.to(d.device()).view({-1, 1, 1}) * t.unsqueeze(0);  // (nb, Tq, Tk)
+    for (long long r = 0; r < g.order; ++r) {
+      const long long n = g.order - r;
+      // (B, H, nb, T, 2n): components l < n of q against l + r of k.
+      at::Tensor qr = at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1).transpose(2, 3);
+      at::Tensor kr = at::cat({kRe.narrow(-1, r, n), kIm.narrow(-1, r, n)}, -1).transpose(2, 3);
+      at::Tensor products = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, nb, Tq, Tk)
+      at::Tensor weight = decay;
+      if (r > 0) weight = decay * at_.pow(static_cast<double>(r)) / factorial(r);
+      weight = at::where(causal.unsqueeze(0), weight, at::zeros_like(weight)).to(dtype);
+      score = score + (products * weight.unsqueeze(0).unsqueeze(0)).sum(2);
+    }
+  }
+  return at::where(causal.to(q.device()), score, at::zeros_like(score));
+}
+
+void appendJordanBlockBasis(LagBasis& basis, double gamma, double omega, double shear,
+                            long long order, ShearKind kind, double L,
+                            const std::string& timeName, double timeUnit, bool decayed) {
+  const auto& lags = basis.lags;
+  if (basis.kernel.empty()) basis.kernel.assign(lags.size(), 0.0);
+  for (long long r = 0; r < order; ++r) {
+    std::vector<double> c(lags.size()), s(lags.size());
+    for (size_t n = 0; n < lags.size(); ++n) {
+      const double d = lags[n];
+      const double t = (kind == ShearKind::Saturating ? stabilizedTau(d, L) : d) * timeUnit;
+      const double envelope = std::pow(t, static_cast<double>(r)) * std::exp(-gamma * d);
+      c[n] = envelope * std::cos(omega * d);
+      s[n] = envelope * std::sin(omega * d);
+      basis.kernel[n] += std::pow(shear, static_cast<double>(r)) / factorial(r) * c[n];
+    }
+    std::string prefix;
+    if (r == 1) prefix = timeName + "*";
+    if (r > 1) prefix = "(" + timeName + ")^" + std::to_string(r) + "*";
+    const std::string decay = decayed ? "exp*" : "";
+    basis.add(prefix + decay + "cos", std::move(c));
+    basis.add(prefix + decay + "sin", std::move(s));
+  }
+}
+
+}  // namespace poslab

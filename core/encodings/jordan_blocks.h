@@ -1,0 +1,78 @@
+// The shared engine of every rotary family: a head split into complex Jordan blocks.
+//
+// A block of order m holds m complex numbers x_l = v[2l] + i v[2l+1] (2m reals). Its generator is
+// J = lambda I + a N with lambda = -gamma + i omega and N the m x m nilpotent shift (N^m = 0), so
+//     G(t) = exp(t J) = e^(lambda t) sum_{r<m} (a t)^r / r! N^r,       s(i,j) = Re( q^H G k ).
+// RoPE is m = 1, gamma = 0; damped RoPE m = 1; Jordan-RoPE m = 2; xPos is m = 1 with per-pair
+// gamma; PJ-rotary any m. The shear time a*t is a*d (linear: the group law holds), a*tau(d) with
+// tau(d) = d / (1 + d/L) (saturating: direct form only), or a*(tau(i) - tau(j)) with
+// tau(p) = p / (1 + |p|/L) (the absolute-shear variant: factorized, not relative).
+//
+// Factorized form (contragredient query action): keys get G(-j) k, queries get G(i)^H q, so
+// (G(i)^H q)^H (G(-j) k) = q^H G(i - j) k. Direct form: both sides are rotated by the unit phase
+// e^(-i omega p) (always safe), the per-order content products P_r = Re sum_l conj(q_l) k_(l+r)
+// are taken by matmul, and weighted by the lag weights e^(-gamma d) (a t)^r / r!.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "encodings/encoding.h"
+
+namespace poslab {
+
+enum class ShearKind {
+  Linear,             // t = d: exact, group law, factorized and direct
+  Saturating,         // t = tau(d) = d / (1 + d/L): relative, direct form only
+  AbsoluteSaturating  // t = tau(i) - tau(j), tau(p) = p / (1 + |p|/L): factorized, not relative
+};
+
+// A run of `blocks` equal-order blocks over consecutive head dims [offset, offset + 2*order*blocks).
+struct JordanGroup {
+  long long offset = 0;  // first real head dim of the run
+  long long blocks = 0;  // nb
+  long long order = 1;   // m complex components per block
+  at::Tensor gamma;      // (nb) float64 decay per block, >= 0
+  at::Tensor omega;      // (nb) float64 frequency per block, rad per position
+  at::Tensor shear;      // (nb) float64 shear coefficient a per block (eta, or eta / L)
+  ShearKind kind = ShearKind::Linear;
+  double L = 256;  // context scale of tau
+
+  long long dims() const { return 2 * order * blocks; }
+};
+
+struct JordanLayout {
+  long long dim = 0;  // head dim D; dims no group covers pass through unchanged (content only)
+  std::vector<JordanGroup> groups;
+};
+
+// Builds a group; gamma/omega/shear given per block as doubles.
+JordanGroup makeJordanGroup(long long offset, long long order, const std::vector<double>& gamma,
+                            const std::vector<double>& omega, const std::vector<double>& shear,
+                            ShearKind kind, double L);
+
+bool jordanHasFactorized(const JordanLayout& layout);
+bool jordanIsRelative(const JordanLayout& layout);
+
+// q (B,H,Tq,D), k (B,H,Tk,D), positions int64 (T) -> q', k' of the same shapes.
+// Throws NumericalRangeError when q's dtype cannot hold the transform at these positions.
+FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
+                             const at::Tensor& qPos, const at::Tensor& kPos);
+
+// s(i,j) (B,H,Tq,Tk) in q's dtype; 0 where j > i.
+at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
+                              const at::Tensor& qPos, const at::Tensor& kPos);
+
+PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bool float32);
+
+// Kernel view of one block (float64): for r < order, t(d)^r e^(-gamma d) cos(omega d) and the same
+// with sin, named with `timeName` ("d", "tau", "d/L") and "exp*" when `decayed`; kernel += e^(-gamma d) sum_r (a t)^r/r! cos.
+void appendJordanBlockBasis(LagBasis& basis, double gamma, double omega, double shear,
+                            long long order, ShearKind kind, double L, const std::string& timeName,
+                            double timeUnit = 1.0, bool decayed = true);
+
+// tau(d) = d / (1 + |d| / L): the stabilized shear time of SPEC 1.7.
+inline double stabilizedTau(double d, double L) { return d / (1.0 + (d < 0 ? -d : d) / L); }
+
+}  // namespace poslab

@@ -1,0 +1,40 @@
+// Shared body of the Jordan-RoPE families (SPEC 1.7) and PJ-rotary (SPEC 1.8): the head is cut into
+// blocks of `order` complex dims (2*order reals), block b rotating at omega_b = base^(-2b/D) unless
+// pin_omega, decaying at gamma, shearing with coefficient a along the shear time t.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "encodings/rotary_encoding.h"
+
+namespace poslab {
+
+struct JordanSpec {
+  long long order = 2;           // m complex components per block
+  ShearKind kind = ShearKind::Linear;
+  double gamma = 0;              // decay of every block (affine blocks excepted)
+  double shear = 0;              // a: shear time = a * (d | tau(d) | tau(i) - tau(j))
+  double L = 256;                // context scale of tau
+  long long affineBlocks = 0;    // trailing blocks with lambda = 0 (PJ-rotary's affine sector)
+  std::string timeName = "d";    // how the kernel view names the shear time
+  double viewTimeUnit = 1;       // kernel view time = t * unit (1/L for the scaled variants)
+  double viewShear = 0;          // the kernel view's nilpotent coefficient for that time
+};
+
+class JordanEncoding : public RotaryEncoding {
+ public:
+  JordanEncoding(const FamilyInfo& info, ParamSet params, JordanSpec spec);
+
+  // One block at the user's (gamma, omega): t^r e^(-gamma d) cos/sin(omega d), r < order.
+  LagBasis basis(const std::vector<double>& lags) const override;
+  double referenceLogit(const double* q, const double* k, long long i, long long j,
+                        long long head) const override;
+
+ private:
+  JordanSpec spec_;
+  std::vector<double> omega_;  // per block
+  std::vector<double> gamma_;  // per block
+};
+
+}  // namespace poslab

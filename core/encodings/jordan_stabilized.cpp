@@ -1,0 +1,34 @@
+// Jordan-RoPE, stabilized (relative) (SPEC 1.7): the exact block with the bounded shear time
+// tau(d) = d / (1 + d/L):
+//     s_b = e^(-gamma d)[Re(A e^(i omega d)) + eta tau(d) Re(B e^(i omega d))].
+// Breaks the group law, so it exists only in the direct form. The kernel of the paper's probes.
+#include "encodings/common_params.h"
+#include "encodings/families.h"
+#include "encodings/jordan_family.h"
+
+namespace poslab {
+
+const FamilyInfo& JordanStabilizedInfo() {
+  static const FamilyInfo info{
+      "jordan-stabilized", "Jordan-RoPE (stabilized)",
+      "s_b = Re( q_b^H e^{λd}(I + η τ(d) N) k_b ),  τ(d) = d/(1 + d/L)",
+      "The Jordan block with a saturating shear time τ(d) ≤ L: the distance-times-phase feature "
+      "stays bounded at any length. It no longer obeys the group law, so it is computed in the "
+      "direct (lag) form only.",
+      {common::gamma(), common::omega(), common::eta(), common::contextScale(), common::pinOmega(),
+       common::base(), common::headDim()}};
+  return info;
+}
+
+std::unique_ptr<Encoding> makeJordanStabilized(ParamSet p) {
+  JordanSpec spec;
+  spec.order = 2;
+  spec.kind = ShearKind::Saturating;
+  spec.gamma = p.get("gamma");
+  spec.shear = spec.viewShear = p.get("eta");
+  spec.L = p.get("L");
+  spec.timeName = "tau";
+  return std::make_unique<JordanEncoding>(JordanStabilizedInfo(), std::move(p), spec);
+}
+
+}  // namespace poslab

@@ -1,0 +1,80 @@
+#include "encodings/params.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+std::string formatNumber(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+void checkValue(const ParamSpec& spec, double value, const std::string& familyId) {
+  const std::string where = familyId.empty() ? "" : " for family " + familyId;
+  if (!std::isfinite(value)) {
+    throw InvalidArgument(spec.name + " = " + formatNumber(value) + " is not finite" + where,
+                          "allowed range [" + formatNumber(spec.min) + ", " +
+                              formatNumber(spec.max) + "]");
+  }
+  if (value < spec.min || value > spec.max) {
+    throw InvalidArgument(spec.name + " = " + formatNumber(value) + " is out of range" + where,
+                          "allowed range [" + formatNumber(spec.min) + ", " +
+                              formatNumber(spec.max) + "]");
+  }
+  if (spec.integer && value != std::floor(value)) {
+    throw InvalidArgument(spec.name + " = " + formatNumber(value) + " must be a whole number" +
+                          where);
+  }
+}
+
+ParamSet::ParamSet(const std::vector<ParamSpec>& specs,
+                   const std::map<std::string, double>& overrides, const std::string& familyId) {
+  for (const auto& spec : specs) values_[spec.name] = spec.defaultValue;
+  for (const auto& [name, value] : overrides) {
+    const ParamSpec* found = nullptr;
+    for (const auto& spec : specs)
+      if (spec.name == name) found = &spec;
+    if (found == nullptr) {
+      std::string known;
+      for (const auto& spec : specs) known += (known.empty() ? "" : ", ") + spec.name;
+      throw InvalidArgument("unknown parameter '" + name + "' for family " + familyId,
+                            "its parameters are: " + (known.empty() ? "(none)" : known));
+    }
+    checkValue(*found, value, familyId);
+    values_[name] = value;
+  }
+}
+
+double ParamSet::get(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw InvalidArgument("parameter '" + name + "' is not set");
+  return it->second;
+}
+
+long long ParamSet::getInt(const std::string& name) const {
+  return static_cast<long long>(std::llround(get(name)));
+}
+
+std::pair<std::string, double> parseAssignment(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw InvalidArgument("'" + text + "' is not NAME=VALUE", "for example --set gamma=0.01");
+  }
+  const std::string name = text.substr(0, eq);
+  const std::string valueText = text.substr(eq + 1);
+  char* end = nullptr;
+  const double value = std::strtod(valueText.c_str(), &end);
+  if (end == valueText.c_str() || *end != '\0') {
+    throw InvalidArgument("value of " + name + " ('" + valueText + "') is not a number");
+  }
+  return {name, value};
+}
+
+}  // namespace poslab

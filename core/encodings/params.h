@@ -1,0 +1,45 @@
+// Named scalar parameters of an encoding family: their specs (default, range, meaning) and a
+// validated set of values. Names follow SPEC.md: gamma, omega, eta, L, c, base, scale, kappa, order,
+// heads, head_dim, g_fj, g_aff, g_lc, plus a few family-specific ones.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace poslab {
+
+struct ParamSpec {
+  std::string name;         // e.g. "gamma"
+  double defaultValue;      // e.g. 1e-4
+  double min;               // inclusive lower bound
+  double max;               // inclusive upper bound
+  bool integer = false;     // must be a whole number (heads, head_dim, order)
+  std::string description;  // one line with the formula it enters, shown in --help and tooltips
+};
+
+// Values of a family's parameters. Every value is finite, inside its spec's range, and whole
+// where the spec says so; anything else raises InvalidArgument naming the parameter.
+class ParamSet {
+ public:
+  ParamSet() = default;
+  // Defaults from specs, then overrides; unknown names and bad values throw.
+  ParamSet(const std::vector<ParamSpec>& specs, const std::map<std::string, double>& overrides,
+           const std::string& familyId);
+
+  double get(const std::string& name) const;
+  long long getInt(const std::string& name) const;
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  const std::map<std::string, double>& values() const { return values_; }
+
+ private:
+  std::map<std::string, double> values_;
+};
+
+// Parses "NAME=VALUE" (as given to --set); throws InvalidArgument on a malformed pair.
+std::pair<std::string, double> parseAssignment(const std::string& text);
+
+// Throws InvalidArgument("<name> = <value> is ...") unless value is finite and in [min, max].
+void checkValue(const ParamSpec& spec, double value, const std::string& familyId);
+
+}  // namespace poslab

@@ -1,0 +1,16 @@
+// Building PJ-bias heads from a family's parameters (shared by the family and the diagnostics).
+#pragma once
+
+#include <vector>
+
+#include "encodings/params.h"
+#include "encodings/pj_kernel.h"
+
+namespace poslab {
+
+PjShape pjShapeFromParams(const ParamSet& p);
+// Per-head coefficients at their initial values (SPEC 1.8): alpha uniform over orders, zeta = 1,
+// gates g_s / sum g, omega_h = 2 pi linspace(1, 17, H)[h] / L unless pin_omega.
+std::vector<PjHead> pjHeadsFromParams(const ParamSet& p);
+
+}  // namespace poslab

@@ -1,0 +1,102 @@
+// PoPE, polar coordinate positional embedding (SPEC 1.9). All D components are frequencies,
+// theta_c = base^(-c/D); magnitudes from content, mu = softplus(x_c); phases from position only:
+//     s(t, u) = sum_c mu_q(t,c) mu_k(u,c) cos((t - u) theta_c - delta_c),  delta_c in [-2 pi, 0].
+// Factorized: q' = [mu_q cos(t theta), mu_q sin(t theta)], k' = [mu_k cos(u theta + delta),
+// mu_k sin(u theta + delta)] (2D reals each). The phase never depends on content: no what-where
+// entanglement. The direct form is the same unit-phase product taken per key chunk.
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+#include "encodings/common_params.h"
+#include "encodings/families.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+double softplus(double x) { return x > 30 ? x : std::log1p(std::exp(x)); }
+
+class Pope : public Encoding {
+ public:
+  Pope(const FamilyInfo& info, ParamSet p) : Encoding(info, std::move(p)) {
+    const long long D = headDim();
+    for (long long c = 0; c < D; ++c)
+      theta_.push_back(std::pow(params().get("base"), -static_cast<double>(c) / D));
+    delta_.assign(D, params().get("delta"));
+  }
+
+  LagBasis basis(const std::vector<double>& lags) const override {
+    LagBasis b;
+    b.lags = lags;
+    b.kernel.assign(lags.size(), 0.0);
+    for (size_t c = 0; c < theta_.size(); ++c) {
+      std::vector<double> cs(lags.size()), sn(lags.size());
+      for (size_t n = 0; n < lags.size(); ++n) {
+        cs[n] = std::cos(theta_[c] * lags[n]);
+        sn[n] = std::sin(theta_[c] * lags[n]);
+        b.kernel[n] += std::cos(theta_[c] * lags[n] - delta_[c]) / theta_.size();
+      }
+      b.add("cos_" + std::to_string(c), std::move(cs));
+      b.add("sin_" + std::to_string(c), std::move(sn));
+    }
+    return b;
+  }
+
+  bool hasFactorized() const override { return true; }
+
+  FactorizedQK factorize(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
+                         const at::Tensor& kPos) const override {
+    return {side(q, qPos, /*isKey=*/false), side(k, kPos, /*isKey=*/true)};
+  }
+
+  at::Tensor directScores(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
+                          const at::Tensor& kPos) const override {
+    at::Tensor s = at::matmul(side(q, qPos, false), side(k, kPos, true).transpose(-1, -2));
+    at::Tensor future = (qPos.unsqueeze(1) < kPos.unsqueeze(0)).to(q.device());
+    return s.masked_fill(future, 0.0);
+  }
+
+  double referenceLogit(const double* q, const double* k, long long t, long long u,
+                        long long) const override {
+    double s = 0;
+    for (size_t c = 0; c < theta_.size(); ++c) {
+      s += softplus(q[c]) * softplus(k[c]) *
+           std::cos(static_cast<double>(t - u) * theta_[c] - delta_[c]);
+    }
+    return s / std::sqrt(static_cast<double>(headDim()));
+  }
+
+ private:
+  // x (B, H, T, D) -> (B, H, T, 2D): [mu cos(p theta + delta?), mu sin(...)].
+  at::Tensor side(const at::Tensor& x, const at::Tensor& pos, bool isKey) const {
+    auto opts = at::TensorOptions().dtype(at::kDouble);
+    at::Tensor theta = at::tensor(theta_, opts);
+    at::Tensor angle = pos.to(at::kDouble).unsqueeze(1) * theta.unsqueeze(0);  // (T, D)
+    if (isKey) angle = angle + at::tensor(delta_, opts).unsqueeze(0);
+    at::Tensor mu = at::softplus(x);
+    at::Tensor c = angle.cos().to(x.scalar_type()).to(x.device());
+    at::Tensor s = angle.sin().to(x.scalar_type()).to(x.device());
+    return at::cat({mu * c, mu * s}, -1);
+  }
+
+  std::vector<double> theta_, delta_;
+};
+}  // namespace
+
+const FamilyInfo& PopeInfo() {
+  static const FamilyInfo info{
+      "pope", "PoPE (polar coordinates)",
+      "s(t,u) = Σ_c μ_q μ_k cos((t−u)θ_c − δ_c),  μ = softplus(x),  θ_c = base^(−c/D)",
+      "Polar coordinate position embedding: content sets only the magnitudes, position only the "
+      "phases, over all D components. RoPE's what-where entanglement (a content-dependent phase) "
+      "is gone by construction, which is what lets it solve indirect indexing.",
+      {common::base(),
+       {"delta", 0, -2 * M_PI, 0, false, "phase bias delta_c (learnable per head and component)"},
+       common::headDim()}};
+  return info;
+}
+
+std::unique_ptr<Encoding> makePope(ParamSet p) { return std::make_unique<Pope>(PopeInfo(), std::move(p)); }
+
+}  // namespace poslab

@@ -1,0 +1,65 @@
+#include "encodings/registry.h"
+
+#include "encodings/families.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+struct Entry {
+  const FamilyInfo& (*info)();
+  std::unique_ptr<Encoding> (*make)(ParamSet);
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> kEntries = {
+      {NopeInfo, makeNope},
+      {RopeInfo, makeRope},
+      {RopePiInfo, makeRopePi},
+      {RopeNtkInfo, makeRopeNtk},
+      {RopeYarnInfo, makeRopeYarn},
+      {XposInfo, makeXpos},
+      {AlibiInfo, makeAlibi},
+      {RopeAlibiInfo, makeRopeAlibi},
+      {DampedRopeInfo, makeDampedRope},
+      {DirectSumInfo, makeDirectSum},
+      {JordanExactInfo, makeJordanExact},
+      {JordanStabilizedInfo, makeJordanStabilized},
+      {JordanStabilizedAbsInfo, makeJordanStabilizedAbs},
+      {JordanScaledInfo, makeJordanScaled},
+      {JordanM3Info, makeJordanM3},
+      {JordanM4Info, makeJordanM4},
+      {PjBiasInfo, makePjBias},
+      {PjRotaryInfo, makePjRotary},
+      {PopeInfo, makePope},
+  };
+  return kEntries;
+}
+
+const Entry& findEntry(const std::string& id) {
+  for (const auto& e : entries())
+    if (e.info().id == id) return e;
+  std::string known;
+  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.info().id;
+  throw InvalidArgument("unknown family '" + id + "'", "known families: " + known);
+}
+}  // namespace
+
+const std::vector<const FamilyInfo*>& allFamilies() {
+  static const std::vector<const FamilyInfo*> kAll = [] {
+    std::vector<const FamilyInfo*> all;
+    for (const auto& e : entries()) all.push_back(&e.info());
+    return all;
+  }();
+  return kAll;
+}
+
+const FamilyInfo& familyInfo(const std::string& id) { return findEntry(id).info(); }
+
+std::unique_ptr<Encoding> makeEncoding(const std::string& id,
+                                       const std::map<std::string, double>& overrides) {
+  const Entry& e = findEntry(id);
+  return e.make(ParamSet(e.info().params, overrides, id));
+}
+
+}  // namespace poslab

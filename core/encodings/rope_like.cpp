@@ -1,0 +1,65 @@
+#include "encodings/rope_like.h"
+
+#include <cmath>
+
+#include "util/error.h"
+
+namespace poslab {
+
+RopeLikeEncoding::RopeLikeEncoding(const FamilyInfo& info, ParamSet params,
+                                   std::vector<double> theta, std::vector<double> gamma,
+                                   double temperature)
+    : RotaryEncoding(info, std::move(params)),
+      theta_(std::move(theta)),
+      gamma_(std::move(gamma)),
+      temperature_(temperature) {
+  requireHeadDimMultiple(*this, 2, "channels are rotated in pairs");
+  const long long pairs = headDim() / 2;
+  layout_.dim = headDim();
+  layout_.groups.push_back(makeJordanGroup(/*offset=*/0, /*order=*/1, gamma_, theta_,
+                                           std::vector<double>(pairs, 0.0), ShearKind::Linear,
+                                           /*L=*/1.0));
+}
+
+LagBasis RopeLikeEncoding::basis(const std::vector<double>& lags) const {
+  LagBasis b;
+  b.lags = lags;
+  b.kernel.assign(lags.size(), 0.0);
+  bool decayed = false;
+  for (double g : gamma_) decayed = decayed || g != 0.0;
+  const double pairs = static_cast<double>(theta_.size());
+  for (size_t c = 0; c < theta_.size(); ++c) {
+    std::vector<double> cs(lags.size()), sn(lags.size());
+    for (size_t n = 0; n < lags.size(); ++n) {
+      const double env = std::exp(-gamma_[c] * lags[n]);
+      cs[n] = env * std::cos(theta_[c] * lags[n]);
+      sn[n] = env * std::sin(theta_[c] * lags[n]);
+      b.kernel[n] += cs[n] / pairs;
+    }
+    const std::string prefix = decayed ? "exp*" : "";
+    b.add(prefix + "cos_" + std::to_string(c), std::move(cs));
+    b.add(prefix + "sin_" + std::to_string(c), std::move(sn));
+  }
+  return b;
+}
+
+double RopeLikeEncoding::scoreScale() const {
+  return temperature_ * temperature_ / std::sqrt(static_cast<double>(headDim()));
+}
+
+double RopeLikeEncoding::referenceScaledScore(const double* q, const double* k, long long i,
+                                              long long j) const {
+  const double d = static_cast<double>(i - j);
+  double s = 0;
+  for (size_t c = 0; c < theta_.size(); ++c) {
+    s += referenceJordanBlock(q + 2 * c, k + 2 * c, 1, gamma_[c], theta_[c], 0.0, d);
+  }
+  return scoreScale() * s;
+}
+
+double RopeLikeEncoding::referenceLogit(const double* q, const double* k, long long i, long long j,
+                                        long long) const {
+  return referenceScaledScore(q, k, i, j);
+}
+
+}  // namespace poslab

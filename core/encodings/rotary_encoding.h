@@ -1,0 +1,43 @@
+// Base of every family whose score is a sum of complex Jordan blocks (jordan_blocks.h): it owns
+// the block layout and routes the factorized and direct forms to the shared engine. Subclasses
+// build the layout from their parameters and provide the kernel view and float64 reference.
+#pragma once
+
+#include "encodings/encoding.h"
+#include "encodings/jordan_blocks.h"
+
+namespace poslab {
+
+class RotaryEncoding : public Encoding {
+ public:
+  RotaryEncoding(const FamilyInfo& info, ParamSet params) : Encoding(info, std::move(params)) {}
+
+  bool isRelative() const override { return jordanIsRelative(layout_); }
+  bool hasFactorized() const override { return jordanHasFactorized(layout_); }
+  FactorizedQK factorize(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
+                         const at::Tensor& kPos) const override {
+    return jordanFactorize(layout_, q, k, qPos, kPos);
+  }
+  PrecisionReport factorizedPrecision(long long maxPos, bool float32) const override {
+    return jordanPrecision(layout_, maxPos, float32);
+  }
+  at::Tensor directScores(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
+                          const at::Tensor& kPos) const override {
+    return jordanDirectScores(layout_, q, k, qPos, kPos);
+  }
+  const JordanLayout& layout() const { return layout_; }
+
+ protected:
+  JordanLayout layout_;
+};
+
+// Float64 reference for one block, straight from SPEC 1.7: s = Re(q^H G k) with the explicit
+// m x m complex matrix G = e^(lambda d) sum_{r<m} (shearTime)^r / r! N^r, lambda = -gamma + i omega.
+// q, k point at the block's 2m reals (re, im interleaved); shearTime is a * t already.
+double referenceJordanBlock(const double* q, const double* k, long long m, double gamma,
+                            double omega, double shearTime, double d);
+
+// Throws InvalidArgument unless head_dim is divisible by `divisor` (named in the message).
+void requireHeadDimMultiple(const Encoding& enc, long long divisor, const std::string& why);
+
+}  // namespace poslab
