@@ -223,8 +223,8 @@ FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, co
   }
   const bool float32 = q.scalar_type() != at::kDouble;
   long long maxPos = 0;
-  if (qPos.numel() > 0) maxPos = std::max(maxPos, qPos.abs().max().item<long long>());
-  if (kPos.numel() > 0) maxPos = std::max(maxPos, kPos.abs().max().item<long long>());
+  if (qPos.numel() > 0) maxPos = std::max<long long>(maxPos, qPos.abs().max().item<int64_t>());
+  if (kPos.numel() > 0) maxPos = std::max<long long>(maxPos, kPos.abs().max().item<int64_t>());
   PrecisionReport report = jordanPrecision(layout, maxPos, float32);
   if (!report.ok) {
     std::ostringstream os;
