@@ -1,1 +1,48 @@
-int main(){}
+// poslab-cli: everything PosLab computes that is not drawing, for scripts, batch runs and CI.
+// Every command takes --json; errors are one line on stderr and exit code 2.
+#include <CLI/CLI.hpp>
+
+#include <c10/util/Exception.h>
+
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "util/error.h"
+#include "util/threads.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"PosLab: a laboratory for relative positional encodings (headless tool)",
+               "poslab-cli"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "show help for every command");
+  poslab::cli::addFamiliesCommand(app);
+  poslab::cli::addKernelCommand(app);
+  poslab::cli::addProbeCommand(app);
+  poslab::cli::addNormsCommand(app);
+  poslab::cli::addAttentionCommand(app);
+  poslab::cli::addDiagnoseCommand(app);
+  try {
+    poslab::configureThreads();
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "poslab-cli: error: " << e.what() << "\n";
+    return 2;
+  } catch (const poslab::Error& e) {
+    std::cerr << "poslab-cli: error: " << e.what() << "\n";
+    return 2;
+  } catch (const c10::Error& e) {
+    std::cerr << "poslab-cli: error: " << e.what_without_backtrace() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "poslab-cli: error: out of memory (try a smaller length)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "poslab-cli: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

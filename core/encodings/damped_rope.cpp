@@ -23,6 +23,8 @@ class DampedRope : public RopeLikeEncoding {
                            /*order=*/1, ShearKind::Linear, /*L=*/1.0, "d");
     return b;
   }
+  // Damped RoPE's probe basis is its single-block kernel view at the user's omega.
+  LagBasis probeBasis(const std::vector<double>& lags, double) const override { return basis(lags); }
 };
 }  // namespace
 

@@ -54,6 +54,13 @@ class Encoding {
   // Kernel view (float64): the family's lag basis functions and, where defined, its kernel.
   virtual LagBasis basis(const std::vector<double>& lags) const = 0;
 
+  // The basis the kernel probe fits with: the family's functions at one frequency channel. For
+  // families that carry a whole frequency schedule (RoPE, PoPE, ...) this is the channel nearest
+  // to `omega`; for the others it is basis(lags).
+  virtual LagBasis probeBasis(const std::vector<double>& lags, double omega) const {
+    return basis(lags);
+  }
+
   // True when s(i,j) depends on i - j only.
   virtual bool isRelative() const { return true; }
 

@@ -43,6 +43,19 @@ class Pope : public Encoding {
     return b;
   }
 
+  // The component whose theta_c is nearest to omega: {cos, sin}.
+  LagBasis probeBasis(const std::vector<double>& lags, double omega) const override {
+    size_t best = 0;
+    for (size_t c = 1; c < theta_.size(); ++c)
+      if (std::abs(theta_[c] - omega) < std::abs(theta_[best] - omega)) best = c;
+    LagBasis full = basis(lags);
+    LagBasis b;
+    b.lags = lags;
+    b.add(full.names[2 * best], full.columns[2 * best]);
+    b.add(full.names[2 * best + 1], full.columns[2 * best + 1]);
+    return b;
+  }
+
   bool hasFactorized() const override { return true; }
 
   FactorizedQK factorize(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,

@@ -31,6 +31,14 @@ class RopeAlibi : public RopeLikeEncoding {
     for (size_t c = 0; c < rope.names.size(); ++c) b.add(rope.names[c], rope.columns[c]);
     return b;
   }
+  LagBasis probeBasis(const std::vector<double>& lags, double omega) const override {
+    LagBasis b = RopeLikeEncoding::probeBasis(lags, omega);
+    LagBasis alibi;
+    alibi.lags = lags;
+    appendAlibiBasis(alibi, slopes_, 0);
+    for (size_t c = 0; c < alibi.names.size(); ++c) b.add(alibi.names[c], alibi.columns[c]);
+    return b;
+  }
   at::Tensor bias(long long numHeads, const at::Tensor& qPos, const at::Tensor& kPos,
                   at::ScalarType dtype) const override {
     return alibiBias(slopes_, numHeads, qPos, kPos, dtype, id());

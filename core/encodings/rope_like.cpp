@@ -43,6 +43,18 @@ LagBasis RopeLikeEncoding::basis(const std::vector<double>& lags) const {
   return b;
 }
 
+LagBasis RopeLikeEncoding::probeBasis(const std::vector<double>& lags, double omega) const {
+  size_t best = 0;
+  for (size_t c = 1; c < theta_.size(); ++c)
+    if (std::abs(theta_[c] - omega) < std::abs(theta_[best] - omega)) best = c;
+  LagBasis full = RopeLikeEncoding::basis(lags);
+  LagBasis b;
+  b.lags = lags;
+  b.add(full.names[2 * best], full.columns[2 * best]);
+  b.add(full.names[2 * best + 1], full.columns[2 * best + 1]);
+  return b;
+}
+
 double RopeLikeEncoding::scoreScale() const {
   return temperature_ * temperature_ / std::sqrt(static_cast<double>(headDim()));
 }

@@ -23,6 +23,8 @@ class RopeLikeEncoding : public RotaryEncoding {
   // cos_c / sin_c per pair (times e^(-gamma_c d) when decayed); kernel = mean over pairs of
   // e^(-gamma_c d) cos(theta_c d), the score of unit content.
   LagBasis basis(const std::vector<double>& lags) const override;
+  // The pair whose theta_c is nearest to omega: {cos, sin} (times its decay).
+  LagBasis probeBasis(const std::vector<double>& lags, double omega) const override;
   double scoreScale() const override;
   double referenceLogit(const double* q, const double* k, long long i, long long j,
                         long long head) const override;

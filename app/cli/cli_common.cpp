@@ -1,0 +1,62 @@
+#include "cli/cli_common.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "encodings/params.h"
+
+namespace poslab::cli {
+
+void addCommonOptions(CLI::App* cmd, CommonOptions& opts) {
+  cmd->add_option("--set", opts.sets,
+                  "parameter NAME=VALUE (repeatable): gamma, omega, eta, L, c, base, scale, kappa, "
+                  "order, heads, head_dim, g_fj, g_aff, g_lc, ... (see `families`)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--json", opts.json, "print one JSON document on stdout");
+}
+
+std::map<std::string, double> parseSets(const std::vector<std::string>& sets) {
+  std::map<std::string, double> out;
+  for (const auto& s : sets) {
+    auto [name, value] = parseAssignment(s);
+    out[name] = value;
+  }
+  return out;
+}
+
+void printJson(const nlohmann::json& doc) { std::cout << doc.dump(2) << "\n"; }
+
+void printTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      std::string cell = cells[c];
+      cell.resize(width[c], ' ');
+      out += cell + (c + 1 < cells.size() ? "  " : "");
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    std::cout << out << "\n";
+  };
+  line(header);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.push_back(std::string(w, '-'));
+  line(rule);
+  for (const auto& r : rows) line(r);
+}
+
+std::string formatNumber(double v, int precision) {
+  if (std::isnan(v)) return "-";
+  std::ostringstream os;
+  os.precision(precision);
+  os << v;
+  return os.str();
+}
+
+}  // namespace poslab::cli

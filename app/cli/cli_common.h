@@ -1,0 +1,41 @@
+// What every poslab-cli command shares: the --set/--json options, parsing them, and printing.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace poslab::cli {
+
+struct CommonOptions {
+  std::vector<std::string> sets;  // raw NAME=VALUE strings from --set
+  bool json = false;
+};
+
+// Adds --set (repeatable) and --json to a subcommand.
+void addCommonOptions(CLI::App* cmd, CommonOptions& opts);
+
+// Parses the --set list; a repeated name keeps the last value. Throws InvalidArgument.
+std::map<std::string, double> parseSets(const std::vector<std::string>& sets);
+
+// Prints one JSON document on stdout.
+void printJson(const nlohmann::json& doc);
+
+// A plain text table: header row, then rows, columns padded to their widest cell.
+void printTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows);
+
+std::string formatNumber(double v, int precision = 6);
+
+// Each subcommand registers itself on the app and runs from its callback.
+void addFamiliesCommand(CLI::App& app);
+void addKernelCommand(CLI::App& app);
+void addProbeCommand(CLI::App& app);
+void addNormsCommand(CLI::App& app);
+void addAttentionCommand(CLI::App& app);
+void addDiagnoseCommand(CLI::App& app);
+
+}  // namespace poslab::cli

@@ -1,0 +1,124 @@
+#include "analysis/feature_norms.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "encodings/rotary_encoding.h"
+#include "util/error.h"
+
+namespace poslab {
+
+std::vector<long long> logPositionGrid(long long maxPos, int perDecade) {
+  if (maxPos < 1 || maxPos > 10'000'000) {
+    throw InvalidArgument("max position " + std::to_string(maxPos) + " is out of range",
+                          "give 1 <= N <= 10,000,000");
+  }
+  std::set<long long> grid;
+  for (long long p = 0; p <= std::min<long long>(maxPos, 10); ++p) grid.insert(p);
+  const double steps = std::log10(static_cast<double>(maxPos)) * perDecade;
+  for (int s = 0; s <= static_cast<int>(steps); ++s)
+    grid.insert(std::llround(std::pow(10.0, s / static_cast<double>(perDecade))));
+  grid.insert(maxPos);
+  std::vector<long long> out;
+  for (long long p : grid)
+    if (p <= maxPos) out.push_back(p);
+  return out;
+}
+
+namespace {
+double logSumExp(const std::vector<double>& v) {
+  double m = -INFINITY;
+  for (double x : v) m = std::max(m, x);
+  if (!std::isfinite(m)) return m;
+  double s = 0;
+  for (double x : v) s += std::exp(x - m);
+  return m + std::log(s);
+}
+
+// log ||x'(p)||^2 of the contragredient transform, block by block in log space so that growth
+// far beyond float64's range is still reported.
+double rotaryLogNormSq(const JordanLayout& layout, const std::vector<double>& x, double p,
+                       bool query) {
+  std::vector<double> terms;
+  std::vector<bool> covered(x.size(), false);
+  for (const auto& g : layout.groups) {
+    auto gamma = g.gamma.accessor<double, 1>();
+    auto shear = g.shear.accessor<double, 1>();
+    const double t = g.kind == ShearKind::AbsoluteSaturating ? p / (1.0 + p / g.L) : p;
+    for (long long b = 0; b < g.blocks; ++b) {
+      const long long off = g.offset + 2 * g.order * b;
+      const double s = (query ? 1.0 : -1.0) * shear[b] * t;
+      double sq = 0;
+      for (long long l = 0; l < g.order; ++l) {
+        double re = 0, im = 0, coef = 1;
+        for (long long r = 0; r < g.order; ++r) {
+          const long long src = query ? l - r : l + r;
+          if (r > 0) coef *= s / static_cast<double>(r);
+          if (src < 0 || src >= g.order) continue;
+          re += coef * x[off + 2 * src];
+          im += coef * x[off + 2 * src + 1];
+        }
+        sq += re * re + im * im;
+      }
+      for (long long n = off; n < off + 2 * g.order; ++n) covered[n] = true;
+      if (sq > 0) terms.push_back(std::log(sq) + (query ? -2.0 : 2.0) * gamma[b] * p);
+    }
+  }
+  double plain = 0;
+  for (size_t n = 0; n < x.size(); ++n)
+    if (!covered[n]) plain += x[n] * x[n];
+  if (plain > 0) terms.push_back(std::log(plain));
+  return logSumExp(terms);
+}
+
+double softplus(double v) { return v > 30 ? v : std::log1p(std::exp(v)); }
+}  // namespace
+
+NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>& positions,
+                               unsigned seed) {
+  if (positions.empty()) throw InvalidArgument("no positions to profile");
+  const long long maxPos = *std::max_element(positions.begin(), positions.end());
+  if (maxPos > 10'000'000) throw InvalidArgument("positions above 10,000,000 are not profiled");
+  const long long D = enc.headDim();
+  at::manual_seed(seed);
+  at::Tensor xT = at::randn({D}, at::TensorOptions().dtype(at::kDouble));
+  std::vector<double> x(xT.data_ptr<double>(), xT.data_ptr<double>() + D);
+  double xNormSq = 0;
+  for (double v : x) xNormSq += v * v;
+
+  NormProfile out;
+  out.family = enc.id();
+  out.factorized = enc.hasFactorized();
+  out.float32 = enc.factorizedPrecision(maxPos, true);
+  out.float64 = enc.factorizedPrecision(maxPos, false);
+  const auto* rotary = dynamic_cast<const RotaryEncoding*>(&enc);
+
+  // Logit scale: one query row at p against keys 0..p, q = k = x in every head, direct form.
+  const long long H = enc.heads();
+  at::Tensor q1 = xT.view({1, 1, 1, D}).expand({1, H, 1, D}).contiguous();
+  for (long long p : positions) {
+    NormRow row;
+    row.position = p;
+    if (rotary != nullptr && out.factorized) {
+      const double l2 = std::log(xNormSq);
+      row.log10QueryRatio = 0.5 * (rotaryLogNormSq(rotary->layout(), x, p, true) - l2) / std::log(10.0);
+      row.log10KeyRatio = 0.5 * (rotaryLogNormSq(rotary->layout(), x, p, false) - l2) / std::log(10.0);
+    } else if (enc.id() == "pope") {
+      double mu = 0;
+      for (double v : x) mu += softplus(v) * softplus(v);
+      row.log10QueryRatio = row.log10KeyRatio = 0.5 * std::log10(mu / xNormSq);
+    }
+    at::Tensor keys = xT.view({1, 1, 1, D}).expand({1, H, p + 1, D});
+    at::Tensor qPos = at::full({1}, static_cast<int64_t>(p), at::TensorOptions().dtype(at::kLong));
+    at::Tensor kPos = at::arange(static_cast<int64_t>(p + 1), at::TensorOptions().dtype(at::kLong));
+    at::Tensor l = attentionLogits(enc, q1, keys, qPos, kPos, Form::Direct, /*chunk=*/8192);
+    row.logitScale = l.abs().max().item<double>();
+    out.rows.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace poslab

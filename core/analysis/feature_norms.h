@@ -1,0 +1,35 @@
+// Feature-norm profile of a family's factorized form: ||q'(p)|| / ||q|| and ||k'(p)|| / ||k|| for a
+// fixed random vector at positions 0..N, the logit scale max_{j<=p} |l(p, j)| (q = k = that
+// vector, direct form), and where float32 (and float64) first overflow or lose precision.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "encodings/encoding.h"
+
+namespace poslab {
+
+struct NormRow {
+  long long position = 0;
+  double log10QueryRatio = 0;  // log10(||q'(p)|| / ||q||); log10 keeps huge growth printable
+  double log10KeyRatio = 0;
+  double logitScale = 0;       // max_{j<=p} |l(p, j)|
+};
+
+struct NormProfile {
+  std::string family;
+  bool factorized = false;  // false: q, k are not transformed (ratios are 1), direct form only
+  std::vector<NormRow> rows;
+  PrecisionReport float32;  // of the factorized form up to maxPos
+  PrecisionReport float64;
+};
+
+// 0, 1, ..., then `perDecade` log-spaced positions per decade, ending exactly at maxPos.
+std::vector<long long> logPositionGrid(long long maxPos, int perDecade = 12);
+
+// Throws InvalidArgument for maxPos < 1 or above 1e7 (the logit scale reads O(maxPos) keys).
+NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>& positions,
+                               unsigned seed = 0);
+
+}  // namespace poslab

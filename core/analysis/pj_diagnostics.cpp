@@ -1,0 +1,97 @@
+#include "analysis/pj_diagnostics.h"
+
+#include <cmath>
+#include <limits>
+
+#include "analysis/least_squares.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+double norm2(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return std::sqrt(s);
+}
+}  // namespace
+
+PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
+                             const std::vector<double>& lags, const std::vector<double>& target) {
+  if (!target.empty() && target.size() != lags.size())
+    throw InvalidArgument("target and lags differ in length");
+  struct Comp {
+    PjSector sector;
+    long long order;
+    double mass;
+  };
+  std::vector<Comp> comps;
+  for (long long r = 0; r <= shape.order; ++r)
+    comps.push_back({PjSector::FJ, r,
+                     head.gates[0] * head.alphaFj[r] * std::hypot(head.zetaFjRe[r], head.zetaFjIm[r])});
+  comps.push_back({PjSector::Affine, 0, head.gates[1] * std::abs(head.slope)});
+  for (long long r = 0; r <= shape.order; ++r)
+    comps.push_back({PjSector::LC, r,
+                     head.gates[2] * head.alphaLc[r] * std::hypot(head.zetaLcRe[r], head.zetaLcIm[r])});
+
+  std::vector<std::vector<double>> values(comps.size(), std::vector<double>(lags.size()));
+  std::vector<double> kernel(lags.size(), 0.0);
+  for (size_t c = 0; c < comps.size(); ++c)
+    for (size_t n = 0; n < lags.size(); ++n) {
+      values[c][n] = pjComponent(shape, head, comps[c].sector, comps[c].order, lags[n]);
+      kernel[n] += values[c][n];
+    }
+  const double kernelNorm = norm2(kernel);
+  double massSum = 0;
+  for (const auto& c : comps) massSum += c.mass;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  PjDiagnostics out;
+  out.kernelMse = target.empty() ? nan : meanSquaredError(kernel, target);
+  for (size_t c = 0; c < comps.size(); ++c) {
+    PjComponentDiagnostic row;
+    row.sector = pjSectorName(comps[c].sector);
+    row.order = comps[c].order;
+    row.mass = comps[c].mass;
+    row.massShare = massSum > 0 ? comps[c].mass / massSum : 0.0;
+    row.energy = kernelNorm > 0 ? norm2(values[c]) / kernelNorm : 0.0;
+    if (target.empty()) {
+      row.loo = nan;
+    } else {
+      std::vector<double> without(kernel);
+      for (size_t n = 0; n < lags.size(); ++n) without[n] -= values[c][n];
+      row.loo = meanSquaredError(without, target) - out.kernelMse;
+    }
+    out.rows.push_back(row);
+  }
+  return out;
+}
+
+PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
+                       const std::vector<double>& lags, const std::vector<double>& target) {
+  LagBasis basis = pjBasis(shape, omega, kappa, lags);
+  LeastSquaresFit fit = leastSquares(basis.columns, target);
+  const long long R = shape.order;
+  // Column layout of pjBasis: FJ r cos/sin (2(R+1)), affine, LC r cos/sin (2(R+1)).
+  PjFit out;
+  PjHead& h = out.head;
+  h.omega = omega;
+  h.kappa = kappa;
+  // Gates and alpha are folded into zeta: g = 1 per sector, alpha = 1, zeta = c_cos - i c_sin
+  // (so that alpha Re(zeta e^(i w d)) = c_cos cos(w d) + c_sin sin(w d)).
+  h.gates[0] = h.gates[1] = h.gates[2] = 1.0;
+  h.alphaFj.assign(R + 1, 1.0);
+  h.alphaLc.assign(R + 1, 1.0);
+  for (long long r = 0; r <= R; ++r) {
+    h.zetaFjRe.push_back(fit.coefficients[2 * r]);
+    h.zetaFjIm.push_back(-fit.coefficients[2 * r + 1]);
+    const size_t lc = 2 * (R + 1) + 1 + 2 * r;
+    h.zetaLcRe.push_back(fit.coefficients[lc]);
+    h.zetaLcIm.push_back(-fit.coefficients[lc + 1]);
+  }
+  h.slope = fit.coefficients[2 * (R + 1)];  // Aff = -slope rho, and the column is -rho
+  out.diagnostics = pjDiagnoseHead(shape, h, lags, target);
+  return out;
+}
+
+}  // namespace poslab

@@ -1,0 +1,42 @@
+// PJ-RoPE diagnostics (SPEC 1.8), per sector and jet order:
+//   effective mass     M = g_sector alpha_r |zeta_r| (affine: g_aff * slope), and M / sum M;
+//   functional energy  E = ||C|| / ||sum_j C_j|| over the evaluation lags;
+//   leave-one-out      LOO = MSE(kernel without C, target) - MSE(kernel, target).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "encodings/pj_kernel.h"
+
+namespace poslab {
+
+struct PjComponentDiagnostic {
+  std::string sector;  // "FJ", "affine", "LC"
+  long long order = 0; // jet order r (0 for affine)
+  double mass = 0;
+  double massShare = 0;  // mass / sum of masses
+  double energy = 0;
+  double loo = 0;        // NaN when no target was given
+};
+
+struct PjDiagnostics {
+  std::vector<PjComponentDiagnostic> rows;  // FJ r = 0..R, affine, LC r = 0..R
+  double kernelMse = 0;                     // MSE(kernel, target); NaN without a target
+};
+
+// Components C of one head over `lags` and their masses, from the head's coefficients.
+// target may be empty (then LOO and kernelMse are NaN).
+PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
+                             const std::vector<double>& lags, const std::vector<double>& target);
+
+// Fits the PJ-bias basis of one head (frequency omega, damping kappa) to the target by least
+// squares and reads the fit as a head: per sector and order, g alpha zeta = c_cos - i c_sin.
+struct PjFit {
+  PjHead head;        // coefficients that reproduce the fit
+  PjDiagnostics diagnostics;
+};
+PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
+                       const std::vector<double>& lags, const std::vector<double>& target);
+
+}  // namespace poslab
