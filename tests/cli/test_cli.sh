@@ -1,1 +1,95 @@
-exit 0
+#!/usr/bin/env bash
+# poslab-cli as a user runs it: every command in table and JSON form, and bad input that must give
+# one clear line on stderr with exit code 2 (never a crash, never a silent NaN).
+set -uo pipefail
+cli="${POSLAB_CLI:?set POSLAB_CLI to the poslab-cli binary}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+
+ok() { pass=$((pass + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_ok NAME CMD...: exits 0 and prints something.
+expect_ok() {
+  local name=$1; shift
+  if "$@" > "$tmp/out" 2> "$tmp/err" && [ -s "$tmp/out" ]; then ok; else fail "$name: $(cat "$tmp/err")"; fi
+}
+# expect_error NAME PATTERN CMD...: exit code 2, one stderr line matching PATTERN, nothing on stdout.
+expect_error() {
+  local name=$1 pattern=$2; shift 2
+  "$@" > "$tmp/out" 2> "$tmp/err"
+  local rc=$?
+  if [ $rc -ne 2 ]; then fail "$name: exit $rc, expected 2"; return; fi
+  if ! grep -qi -- "$pattern" "$tmp/err"; then fail "$name: stderr '$(cat "$tmp/err")' lacks '$pattern'"; return; fi
+  if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then fail "$name: stderr is not one line"; return; fi
+  ok
+}
+json_has() {  # json_has NAME FILE JQ-LIKE-PYTHON-EXPR
+  if /usr/bin/python3 -c "import json,sys; d=json.load(open('$2')); assert $3, 'assertion'" 2>"$tmp/pyerr"; then ok; else fail "$1: $(tail -1 "$tmp/pyerr")"; fi
+}
+
+# families: all 19 ids
+expect_ok families "$cli" families
+"$cli" families --json > "$tmp/f.json"
+json_has families-json "$tmp/f.json" "len(d['families']) == 19 and all('params' in f for f in d['families'])"
+for id in nope rope rope-pi rope-ntk rope-yarn xpos alibi rope-alibi damped-rope direct-sum jordan-exact \
+          jordan-stabilized jordan-stabilized-abs jordan-scaled jordan-m3 jordan-m4 pj-bias pj-rotary pope; do
+  json_has "family-$id" "$tmp/f.json" "'$id' in [f['id'] for f in d['families']]"
+done
+
+# kernel: JSON shape of SPEC's CLI contract
+"$cli" kernel --family jordan-exact --set gamma=0.01 --set eta=0.2 --lags 0:32 --json > "$tmp/k.json"
+json_has kernel-json "$tmp/k.json" "d['family']=='jordan-exact' and len(d['lags'])==32 and d['params']['gamma']==0.01 and len(d['basis'])==4 and len(d['kernel'])==32"
+"$cli" kernel --family pj-bias --set order=2 --lags 0:8 --json > "$tmp/pj.json"
+json_has kernel-pj-columns "$tmp/pj.json" "len(d['basis']) == 2*3 + 1 + 2*3 and 'affine' in d['basis']"
+expect_ok kernel-table "$cli" kernel --family rope --lags 0:4
+"$cli" kernel --family alibi --lags 0:8 --csv "$tmp/k.csv" > /dev/null
+[ "$(wc -l < "$tmp/k.csv")" -eq 9 ] && ok || fail "kernel --csv wrote $(wc -l < "$tmp/k.csv") lines"
+
+# probe: the paper's ranking
+"$cli" probe --json > "$tmp/p.json"
+json_has probe-best-is-jordan "$tmp/p.json" "d['results'][0]['family']=='jordan-exact' and d['results'][0]['mse'] < 1e-4"
+json_has probe-alibi-worst "$tmp/p.json" "d['results'][-1]['family']=='alibi'"
+expect_ok probe-table "$cli" probe --target damped_mixed
+
+# norms, attention, diagnose
+"$cli" norms --family jordan-exact --set gamma=0.01 --max-pos 32768 --json > "$tmp/n.json"
+json_has norms-float32 "$tmp/n.json" "d['float32']['ok'] is False and 0 < d['float32']['first_bad_position'] < 32768"
+json_has norms-float64 "$tmp/n.json" "d['float64']['ok'] is True"
+"$cli" attention --family rope --T 64 --out "$tmp/a.csv" --json > "$tmp/a.json"
+json_has attention-toeplitz "$tmp/a.json" "d['logit_toeplitz_deviation'] < 1e-9"
+[ "$(wc -l < "$tmp/a.csv")" -eq 64 ] && ok || fail "attention CSV rows"
+"$cli" attention --family jordan-stabilized-abs --T 64 --out "$tmp/b.csv" --json > "$tmp/b.json"
+json_has attention-abs-not-toeplitz "$tmp/b.json" "d['logit_toeplitz_deviation'] > 1e-3"
+"$cli" diagnose --json > "$tmp/d.json"
+json_has diagnose-fj1 "$tmp/d.json" "max(d['rows'], key=lambda r: r['mass_share'])['sector']=='FJ' and max(d['rows'], key=lambda r: r['mass_share'])['order']==1"
+
+# bad input
+expect_error unknown-family "unknown family 'bogus'" "$cli" kernel --family bogus
+expect_error unknown-param "unknown parameter 'zeta'" "$cli" kernel --family rope --set zeta=1
+expect_error nan-param "gamma = nan is not finite" "$cli" kernel --family damped-rope --set gamma=nan
+expect_error inf-param "not finite" "$cli" kernel --family damped-rope --set gamma=inf
+expect_error L-zero "L = 0 is out of range" "$cli" kernel --family jordan-stabilized --set L=0
+expect_error L-negative "L = -5 is out of range" "$cli" kernel --family pj-bias --set L=-5
+expect_error head-dim "head_dim = 10 is not divisible by 4" "$cli" kernel --family jordan-exact --set head_dim=10
+expect_error map-too-big "over the 2 GiB budget" "$cli" attention --family rope --T 200000 --out "$tmp/x.csv"
+expect_error bad-set "is not NAME=VALUE" "$cli" kernel --family rope --set gamma
+expect_error bad-number "is not a number" "$cli" probe --set L=abc
+expect_error bad-lags "is not A:B" "$cli" kernel --family rope --lags 12
+expect_error empty-lags "empty or negative" "$cli" kernel --family rope --lags 5:5
+expect_error missing-dir "does not exist" "$cli" attention --family rope --T 8 --out /nonexistent/dir/a.csv
+expect_error unknown-target "unknown target kernel" "$cli" probe --target nope
+expect_error no-command "" "$cli"
+# A failed write keeps the previous file.
+echo "previous" > "$tmp/keep.csv"
+chmod 500 "$tmp" 2>/dev/null
+if [ "$(id -u)" -ne 0 ]; then
+  "$cli" attention --family rope --T 8 --out "$tmp/keep.csv" > /dev/null 2>&1
+  [ "$(cat "$tmp/keep.csv")" = "previous" ] && ok || fail "a failed write replaced the previous file"
+fi
+chmod 700 "$tmp"
+
+echo "cli: $pass passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Sets up and builds PosLab, then runs the main job. Until the desktop application lands this is
+# the headless demo: the kernel-probe table and one kernel CSV per family, written into out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh "$@"
+
+cli=build/app/poslab-cli
+mkdir -p out/kernels
+"$cli" probe | tee out/probe.txt
+"$cli" probe --json > out/probe.json
+for family in $("$cli" families --ids); do
+  "$cli" kernel --family "$family" --lags 0:1024 --csv "out/kernels/$family.csv" > /dev/null
+done
+echo
+echo "Wrote out/probe.txt, out/probe.json and out/kernels/<family>.csv for $(ls out/kernels | wc -l) families."
+echo "Try: $cli families | less;  $cli kernel --family jordan-exact --set gamma=0.01 --lags 0:16"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for PosLab and builds it in build/ (Release).
+# Idempotent: installs only the Debian packages that are missing, then configures and builds.
+# Extra arguments are passed to CMake (e.g. -DPOSLAB_BUILD_GUI=OFF, -DTorch_DIR=...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libtorch-dev          # LibTorch 1.13 (CPU): model, training, tensors
+  libopenblas0-pthread  # without it Debian's torch runs on the reference BLAS, ~3x slower
+  nlohmann-json3-dev    # JSON for configs, sessions, --json output
+  libcli11-dev          # poslab-cli's argument parsing
+  libgtest-dev libgmock-dev  # tests
+  python3               # the CLI tests read its JSON with python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  [[ "$p" == \#* ]] && continue
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc)
+# Each file that includes torch takes ~1.3 GB to compile: cap the jobs by memory (1.5 GB each).
+mem_kb=$(awk '/MemAvailable/ {print $2}' /proc/meminfo)
+mem_jobs=$((mem_kb / 1500000))
+((mem_jobs < 1)) && mem_jobs=1
+((jobs > mem_jobs)) && jobs=$mem_jobs
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > build.log 2>&1 || { cat build.log; exit 1; }
+cmake --build build -j "$jobs" 2>&1 | tail -n 3
+rm -f build.log
