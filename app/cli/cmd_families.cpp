@@ -9,8 +9,14 @@ namespace poslab::cli {
 void addFamiliesCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("families", "list the encoding families and their parameters");
   auto json = std::make_shared<bool>(false);
+  auto ids = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "print one JSON document on stdout");
-  cmd->callback([json] {
+  cmd->add_flag("--ids", *ids, "print only the family ids, one per line");
+  cmd->callback([json, ids] {
+    if (*ids) {
+      for (const FamilyInfo* info : allFamilies()) std::cout << info->id << "\n";
+      return;
+    }
     nlohmann::json doc;
     doc["families"] = nlohmann::json::array();
     for (const FamilyInfo* info : allFamilies()) {

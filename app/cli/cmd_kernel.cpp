@@ -3,6 +3,7 @@
 
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
+#include "io/atomic_file.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -29,15 +30,32 @@ void addKernelCommand(CLI::App& app) {
     CommonOptions common;
     std::string family;
     std::string lags = "0:64";
+    std::string csv;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--family", o->family, "family id (see `families`)")->required();
   cmd->add_option("--lags", o->lags, "lag range A:B (lags A..B-1)")->capture_default_str();
+  cmd->add_option("--csv", o->csv, "also write the table as CSV to this file");
   addCommonOptions(cmd, o->common);
   cmd->callback([o] {
     auto enc = makeEncoding(o->family, parseSets(o->common.sets));
     auto [a, b] = parseLagRange(o->lags);
     LagBasis basis = enc->basis(lagRange(a, b));
+    if (!o->csv.empty()) {
+      writeFileAtomically(o->csv, [&](std::ostream& os) {
+        os.precision(10);
+        os << "lag";
+        for (const auto& n : basis.names) os << "," << n;
+        if (!basis.kernel.empty()) os << ",kernel";
+        os << "\n";
+        for (size_t t = 0; t < basis.lags.size(); ++t) {
+          os << basis.lags[t];
+          for (const auto& col : basis.columns) os << "," << col[t];
+          if (!basis.kernel.empty()) os << "," << basis.kernel[t];
+          os << "\n";
+        }
+      });
+    }
     if (o->common.json) {
       nlohmann::json doc{{"family", enc->id()}, {"params", enc->params().values()},
                          {"lags", basis.lags}, {"basis", nlohmann::json::object()}};
