@@ -58,7 +58,7 @@ at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Te
   at::Tensor logMag = (query ? -p : p) * g.gamma.to(p.device()).unsqueeze(0);  // (T, nb)
   at::Tensor mag = logMag.exp();
   auto asFactor = [&](const at::Tensor& t) {  // (T, nb) -> (1, 1, T, nb, 1) in x's dtype
-    return t.to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+    return t.to(x.device()).to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
   };
   at::Tensor c = asFactor(mag * phase.cos());
   at::Tensor s = asFactor(mag * phase.sin());
@@ -78,6 +78,7 @@ at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Te
         const long long src = query ? l - r : l + r;
         if (src < 0 || src >= g.order) continue;
         at::Tensor coef = (t.pow(static_cast<double>(r)) / factorial(r))
+                              .to(x.device())
                               .to(dtype)
                               .unsqueeze(0)
                               .unsqueeze(0);  // (1, 1, T, nb)
@@ -112,7 +113,7 @@ std::pair<at::Tensor, at::Tensor> rotateUnit(const JordanGroup& g, const at::Ten
   at::Tensor p = pos.to(at::kDouble).unsqueeze(1);
   at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);  // (T, nb)
   auto asFactor = [&](const at::Tensor& t) {
-    return t.to(x.scalar_type()).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+    return t.to(x.device()).to(x.scalar_type()).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
   };
   auto [re, im] = splitGroup(g, x);
   complexMul(re, im, asFactor(phase.cos()), asFactor(phase.sin()));
@@ -273,7 +274,7 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
       at::Tensor products = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, nb, Tq, Tk)
       at::Tensor weight = decay;
       if (r > 0) weight = decay * at_.pow(static_cast<double>(r)) / factorial(r);
-      weight = at::where(causal.unsqueeze(0), weight, at::zeros_like(weight)).to(dtype);
+      weight = at::where(causal.unsqueeze(0), weight, at::zeros_like(weight)).to(q.device()).to(dtype);
       score = score + (products * weight.unsqueeze(0).unsqueeze(0)).sum(2);
     }
   }
