@@ -20,7 +20,7 @@ at::Tensor alibiBias(const std::vector<double>& slopes, long long numHeads, cons
                               " was built with heads = " + std::to_string(slopes.size()),
                           "set heads to the model's head count");
   }
-  at::Tensor m = at::tensor(slopes, at::TensorOptions().dtype(at::kDouble)).view({-1, 1, 1});
+  at::Tensor m = at::tensor(slopes, at::TensorOptions().dtype(at::kDouble)).to(qPos.device()).view({-1, 1, 1});
   at::Tensor d = (qPos.unsqueeze(1) - kPos.unsqueeze(0)).to(at::kDouble);  // (Tq, Tk)
   at::Tensor b = -m * d.clamp_min(0).unsqueeze(0);
   return b.to(dtype);

@@ -178,8 +178,11 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
     }
   };
   for (const auto& g : layout.groups) {
-    auto gamma = g.gamma.accessor<double, 1>();
-    auto shear = g.shear.accessor<double, 1>();
+    // Learnable layouts hand in tensors with grad, possibly on a GPU: read plain values.
+    const at::Tensor gammaCpu = g.gamma.detach().to(at::kCPU, at::kDouble).contiguous();
+    const at::Tensor shearCpu = g.shear.detach().to(at::kCPU, at::kDouble).contiguous();
+    auto gamma = gammaCpu.accessor<double, 1>();
+    auto shear = shearCpu.accessor<double, 1>();
     for (long long b = 0; b < g.blocks; ++b) {
       const double gam = gamma[b];
       const double a = std::abs(shear[b]);

@@ -88,33 +88,90 @@ double pjKernel(const PjShape& shape, const PjHead& head, double d) {
   return b;
 }
 
-at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads, const at::Tensor& d) {
+PjTensors pjTensorsFromHeads(const std::vector<PjHead>& heads, long long order) {
+  const long long H = static_cast<long long>(heads.size()), R1 = order + 1;
+  auto opts = at::TensorOptions().dtype(at::kDouble);
+  PjTensors t{at::zeros({H, 3}, opts),      at::zeros({H, R1}, opts), at::zeros({H, R1}, opts),
+              at::zeros({H, R1, 2}, opts),  at::zeros({H, R1, 2}, opts), at::zeros({H}, opts),
+              at::zeros({H}, opts),         at::zeros({H}, opts)};
+  for (long long h = 0; h < H; ++h) {
+    const PjHead& p = heads[h];
+    for (int s = 0; s < 3; ++s) t.gates[h][s] = p.gates[s];
+    for (long long r = 0; r < R1; ++r) {
+      t.alphaFj[h][r] = p.alphaFj[r];
+      t.alphaLc[h][r] = p.alphaLc[r];
+      t.zetaFj[h][r][0] = p.zetaFjRe[r];
+      t.zetaFj[h][r][1] = p.zetaFjIm[r];
+      t.zetaLc[h][r][0] = p.zetaLcRe[r];
+      t.zetaLc[h][r][1] = p.zetaLcIm[r];
+    }
+    t.kappa[h] = p.kappa;
+    t.slope[h] = p.slope;
+    t.omega[h] = p.omega;
+  }
+  return t;
+}
+
+std::vector<PjHead> pjHeadsFromTensors(const PjTensors& t) {
+  auto cpu = [](const at::Tensor& x) { return x.detach().to(at::kCPU, at::kDouble).contiguous(); };
+  const at::Tensor gates = cpu(t.gates), aF = cpu(t.alphaFj), aL = cpu(t.alphaLc),
+                   zF = cpu(t.zetaFj), zL = cpu(t.zetaLc), kappa = cpu(t.kappa),
+                   slope = cpu(t.slope), omega = cpu(t.omega);
+  const long long H = gates.size(0), R1 = aF.size(1);
+  std::vector<PjHead> heads(static_cast<size_t>(H));
+  for (long long h = 0; h < H; ++h) {
+    PjHead& p = heads[h];
+    for (int s = 0; s < 3; ++s) p.gates[s] = gates[h][s].item<double>();
+    for (long long r = 0; r < R1; ++r) {
+      p.alphaFj.push_back(aF[h][r].item<double>());
+      p.alphaLc.push_back(aL[h][r].item<double>());
+      p.zetaFjRe.push_back(zF[h][r][0].item<double>());
+      p.zetaFjIm.push_back(zF[h][r][1].item<double>());
+      p.zetaLcRe.push_back(zL[h][r][0].item<double>());
+      p.zetaLcIm.push_back(zL[h][r][1].item<double>());
+    }
+    p.kappa = kappa[h].item<double>();
+    p.slope = slope[h].item<double>();
+    p.omega = omega[h].item<double>();
+  }
+  return heads;
+}
+
+at::Tensor pjBiasFromTensors(const PjShape& shape, const PjTensors& t, const at::Tensor& d) {
   const double L = shape.L;
+  const auto dtype = d.scalar_type();
+  auto col = [&](const at::Tensor& x) { return x.to(d.device()).to(dtype).view({-1, 1, 1}); };
   at::Tensor causal = d >= 0;
-  at::Tensor x = d.clamp_min(0);
+  at::Tensor x = d.clamp_min(0).unsqueeze(0);  // (1, Tq, Tk)
   at::Tensor u = x / L;
   at::Tensor rhoT = shape.asinhRho ? at::asinh(u) : u;
   at::Tensor phi = L * at::asinh(u);
   at::Tensor beta = x / at::sqrt(x * x + L * L);
-  std::vector<at::Tensor> out;
-  for (const auto& h : heads) {
-    at::Tensor decay = at::exp(-h.kappa * u);
-    at::Tensor cw = at::cos(h.omega * x), sw = at::sin(h.omega * x);
-    at::Tensor cp = at::cos(h.omega * phi), sp = at::sin(h.omega * phi);
-    at::Tensor fj = at::zeros_like(x), lc = at::zeros_like(x);
-    at::Tensor jet = at::ones_like(x), betaPow = at::ones_like(x);  // (d/L)^r / r!, beta^r
-    for (long long r = 0; r <= shape.order; ++r) {
-      if (r > 0) {
-        jet = jet * u / static_cast<double>(r);
-        betaPow = betaPow * beta;
-      }
-      fj = fj + h.alphaFj[r] * jet * (h.zetaFjRe[r] * cw - h.zetaFjIm[r] * sw);
-      lc = lc + h.alphaLc[r] * betaPow * (h.zetaLcRe[r] * cp - h.zetaLcIm[r] * sp);
+  at::Tensor omega = col(t.omega);
+  at::Tensor cw = at::cos(omega * x), sw = at::sin(omega * x);        // (H, Tq, Tk)
+  at::Tensor cp = at::cos(omega * phi), sp = at::sin(omega * phi);
+  at::Tensor fj = at::zeros_like(cw), lc = at::zeros_like(cw);
+  at::Tensor jet = at::ones_like(x), betaPow = at::ones_like(x);  // (d/L)^r / r!, beta^r
+  for (long long r = 0; r <= shape.order; ++r) {
+    if (r > 0) {
+      jet = jet * u / static_cast<double>(r);
+      betaPow = betaPow * beta;
     }
-    at::Tensor b = h.gates[0] * decay * fj - h.gates[1] * h.slope * rhoT + h.gates[2] * lc;
-    out.push_back(at::where(causal, b, at::zeros_like(b)));
+    auto zf = t.zetaFj.select(1, r), zl = t.zetaLc.select(1, r);  // (H, 2)
+    fj = fj + col(t.alphaFj.select(1, r)) * jet *
+                  (col(zf.select(1, 0)) * cw - col(zf.select(1, 1)) * sw);
+    lc = lc + col(t.alphaLc.select(1, r)) * betaPow *
+                  (col(zl.select(1, 0)) * cp - col(zl.select(1, 1)) * sp);
   }
-  return at::stack(out, 0);
+  at::Tensor gates = t.gates.to(d.device()).to(dtype);
+  at::Tensor b = gates.select(1, 0).view({-1, 1, 1}) * at::exp(-col(t.kappa) * u) * fj -
+                 gates.select(1, 1).view({-1, 1, 1}) * col(t.slope) * rhoT +
+                 gates.select(1, 2).view({-1, 1, 1}) * lc;
+  return at::where(causal.unsqueeze(0), b, at::zeros_like(b));
+}
+
+at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads, const at::Tensor& d) {
+  return pjBiasFromTensors(shape, pjTensorsFromHeads(heads, shape.order), d);
 }
 
 }  // namespace poslab

@@ -46,6 +46,25 @@ double pjComponent(const PjShape& shape, const PjHead& head, PjSector sector, lo
 // b(d) = sum of all components.
 double pjKernel(const PjShape& shape, const PjHead& head, double d);
 
+// The same coefficients as tensors, so that training can learn them (float64 or float32, any
+// device). H heads, R + 1 orders.
+struct PjTensors {
+  at::Tensor gates;    // (H, 3) g_FJ, g_aff, g_LC (softmax outputs)
+  at::Tensor alphaFj;  // (H, R+1)
+  at::Tensor alphaLc;  // (H, R+1)
+  at::Tensor zetaFj;   // (H, R+1, 2) re, im
+  at::Tensor zetaLc;   // (H, R+1, 2)
+  at::Tensor kappa;    // (H)
+  at::Tensor slope;    // (H)
+  at::Tensor omega;    // (H)
+};
+PjTensors pjTensorsFromHeads(const std::vector<PjHead>& heads, long long order);
+// Reads tensors back into per-head doubles (for diagnostics and snapshots).
+std::vector<PjHead> pjHeadsFromTensors(const PjTensors& t);
+
+// b_h(i,j) (H, Tq, Tk) in d's dtype from the lag tensor d (Tq, Tk), 0 where d < 0.
+at::Tensor pjBiasFromTensors(const PjShape& shape, const PjTensors& t, const at::Tensor& d);
+
 // Fast path: b_h(i,j) for all heads (H, Tq, Tk) float64 from the lag tensor d (Tq, Tk) float64,
 // 0 where d < 0.
 at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads, const at::Tensor& d);

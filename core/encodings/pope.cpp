@@ -8,11 +8,29 @@
 
 #include <cmath>
 
+#include "encodings/pope.h"
+
 #include "encodings/common_params.h"
 #include "encodings/families.h"
 #include "util/error.h"
 
 namespace poslab {
+
+std::vector<double> popeFrequencies(long long D, double base) {
+  std::vector<double> theta;
+  for (long long c = 0; c < D; ++c) theta.push_back(std::pow(base, -static_cast<double>(c) / D));
+  return theta;
+}
+
+at::Tensor popeTransform(const at::Tensor& x, const at::Tensor& pos, const std::vector<double>& theta,
+                         const at::Tensor& delta) {
+  auto opts = at::TensorOptions().dtype(at::kDouble);
+  at::Tensor angle = pos.to(at::kDouble).unsqueeze(1) * at::tensor(theta, opts).to(pos.device()).unsqueeze(0);  // (T, D)
+  at::Tensor a = angle.to(x.device()).to(x.scalar_type()).unsqueeze(0);  // (1, T, D)
+  if (delta.defined()) a = a + delta.to(x.scalar_type()).unsqueeze(1);  // (H, T, D)
+  at::Tensor mu = at::softplus(x);
+  return at::cat({mu * a.cos(), mu * a.sin()}, -1);
+}
 
 namespace {
 double softplus(double x) { return x > 30 ? x : std::log1p(std::exp(x)); }
@@ -21,8 +39,7 @@ class Pope : public Encoding {
  public:
   Pope(const FamilyInfo& info, ParamSet p) : Encoding(info, std::move(p)) {
     const long long D = headDim();
-    for (long long c = 0; c < D; ++c)
-      theta_.push_back(std::pow(params().get("base"), -static_cast<double>(c) / D));
+    theta_ = popeFrequencies(D, params().get("base"));
     delta_.assign(D, params().get("delta"));
   }
 
@@ -81,16 +98,11 @@ class Pope : public Encoding {
   }
 
  private:
-  // x (B, H, T, D) -> (B, H, T, 2D): [mu cos(p theta + delta?), mu sin(...)].
+  // x (B, H, T, D) -> (B, H, T, 2D); the same delta in every head.
   at::Tensor side(const at::Tensor& x, const at::Tensor& pos, bool isKey) const {
-    auto opts = at::TensorOptions().dtype(at::kDouble);
-    at::Tensor theta = at::tensor(theta_, opts);
-    at::Tensor angle = pos.to(at::kDouble).unsqueeze(1) * theta.unsqueeze(0);  // (T, D)
-    if (isKey) angle = angle + at::tensor(delta_, opts).unsqueeze(0);
-    at::Tensor mu = at::softplus(x);
-    at::Tensor c = angle.cos().to(x.scalar_type()).to(x.device());
-    at::Tensor s = angle.sin().to(x.scalar_type()).to(x.device());
-    return at::cat({mu * c, mu * s}, -1);
+    at::Tensor delta;
+    if (isKey) delta = at::tensor(delta_, at::TensorOptions().dtype(at::kDouble)).unsqueeze(0).expand({x.size(1), -1});
+    return popeTransform(x, pos, theta_, delta);
   }
 
   std::vector<double> theta_, delta_;

@@ -1,0 +1,35 @@
+// Configuration of the tiny causal transformer (SPEC section 2). Plain struct, one comment and an
+// example value per field; saved as JSON with every run and checkpoint.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace poslab {
+
+struct ModelConfig {
+  std::string family = "rope";                 // position family id, e.g. "jordan-stabilized"
+  std::map<std::string, double> familyParams;  // family overrides, e.g. {"gamma": 0.01}; heads,
+                                               // head_dim and L are filled in from the model/task
+  std::vector<std::string> pinned;             // position parameters held fixed, e.g. {"eta"}:
+                                               // gamma, eta, gates, orders, coefficients, kappa,
+                                               // slope, delta
+  long long vocab = 0;                         // set from the task, e.g. 3 for kernel-lm
+  long long dModel = 64;                       // C, residual width
+  long long heads = 4;                         // H; head size hs = C / H
+  long long layers = 2;                        // transformer blocks
+  long long mlpRatio = 4;                      // MLP hidden = mlpRatio * C (GELU)
+  std::string norm = "rms";                    // "rms" (RMSNorm) or "layer" (LayerNorm)
+
+  long long headDim() const { return dModel / heads; }
+  // Throws InvalidArgument for an unknown family, C not divisible by H, sizes out of range.
+  void validate() const;
+};
+
+void to_json(nlohmann::json& j, const ModelConfig& c);
+void from_json(const nlohmann::json& j, ModelConfig& c);
+
+}  // namespace poslab

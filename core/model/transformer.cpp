@@ -1,0 +1,144 @@
+#include "model/transformer.h"
+
+#include <cmath>
+
+namespace poslab {
+
+RMSNormImpl::RMSNormImpl(int64_t dim) {
+  weight = register_parameter("weight", torch::ones({dim}));
+}
+
+torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+  return x * torch::rsqrt(x.pow(2).mean(-1, /*keepdim=*/true) + 1e-6) * weight;
+}
+
+namespace {
+torch::nn::AnyModule makeNorm(const ModelConfig& cfg) {
+  if (cfg.norm == "layer")
+    return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg.dModel})));
+  return torch::nn::AnyModule(RMSNorm(cfg.dModel));
+}
+}  // namespace
+
+torch::Tensor causalAttention(const BlockScorer& scorer, const torch::Tensor& v, int64_t block,
+                              torch::Tensor* weightsOut) {
+  const int64_t T = v.size(2);
+  if (T <= block) {
+    torch::Tensor w = torch::softmax(scorer(0, T, 0, T), -1);  // (B, H, T, T)
+    if (weightsOut) *weightsOut = w;
+    return torch::matmul(w, v);
+  }
+  std::vector<torch::Tensor> outs;
+  for (int64_t q0 = 0; q0 < T; q0 += block) {
+    const int64_t qn = std::min(block, T - q0);
+    torch::Tensor m, l, acc;
+    // Key chunks from 0: the first one holds key 0 <= i for every row, so m is finite after it.
+    for (int64_t k0 = 0; k0 < q0 + qn; k0 += block) {
+      const int64_t kn = std::min(block, q0 + qn - k0);
+      torch::Tensor s = scorer(q0, qn, k0, kn);            // (B, H, qn, kn)
+      torch::Tensor smax = std::get<0>(s.max(-1, true));   // (B, H, qn, 1)
+      torch::Tensor vc = v.narrow(2, k0, kn);
+      if (!m.defined()) {
+        m = smax;
+        torch::Tensor p = torch::exp(s - m);
+        l = p.sum(-1, true);
+        acc = torch::matmul(p, vc);
+      } else {
+        torch::Tensor mNew = torch::maximum(m, smax);
+        torch::Tensor corr = torch::exp(m - mNew);
+        torch::Tensor p = torch::exp(s - mNew);
+        l = l * corr + p.sum(-1, true);
+        acc = acc * corr + torch::matmul(p, vc);
+        m = mNew;
+      }
+    }
+    outs.push_back(acc / l);
+  }
+  return torch::cat(outs, 2);
+}
+
+AttentionImpl::AttentionImpl(const ModelConfig& cfg, long long trainLength)
+    : heads(cfg.heads), headSize(cfg.headDim()) {
+  qkv = register_module("qkv", torch::nn::Linear(cfg.dModel, 3 * cfg.dModel));
+  proj = register_module("proj", torch::nn::Linear(cfg.dModel, cfg.dModel));
+  position = register_module("position", PositionModule(cfg, trainLength));
+}
+
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& pos) {
+  const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
+  auto parts = qkv->forward(x).view({B, T, 3, heads, headSize}).permute({2, 0, 3, 1, 4});
+  torch::Tensor q = parts[0], k = parts[1], v = parts[2];  // (B, H, T, hs)
+  BlockScorer scorer = position->scorer(q, k, pos, allowFactorized);
+  torch::Tensor y = causalAttention(scorer, v, block, recordWeights ? &lastWeights : nullptr);
+  return proj->forward(y.transpose(1, 2).reshape({B, T, C}));
+}
+
+BlockImpl::BlockImpl(const ModelConfig& cfg, long long trainLength) {
+  norm1 = makeNorm(cfg);
+  norm2 = makeNorm(cfg);
+  register_module("norm1", norm1.ptr());
+  register_module("norm2", norm2.ptr());
+  attn = register_module("attn", Attention(cfg, trainLength));
+  fc1 = register_module("fc1", torch::nn::Linear(cfg.dModel, cfg.mlpRatio * cfg.dModel));
+  fc2 = register_module("fc2", torch::nn::Linear(cfg.mlpRatio * cfg.dModel, cfg.dModel));
+}
+
+torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& pos) {
+  torch::Tensor h = x + attn->forward(norm1.forward(x), pos);
+  return h + fc2->forward(torch::gelu(fc1->forward(norm2.forward(h))));
+}
+
+TinyTransformerImpl::TinyTransformerImpl(const ModelConfig& cfg, long long trainLength)
+    : config(cfg) {
+  cfg.validate();
+  embed = register_module("embed", torch::nn::Embedding(cfg.vocab, cfg.dModel));
+  for (long long i = 0; i < cfg.layers; ++i)
+    blocks.push_back(register_module("block" + std::to_string(i), Block(cfg, trainLength)));
+  finalNorm = makeNorm(cfg);
+  register_module("final_norm", finalNorm.ptr());
+  head = register_module("head", torch::nn::Linear(cfg.dModel, cfg.vocab));
+  // GPT-2-style initialisation: small normal weights, zero biases.
+  for (auto& p : named_parameters()) {
+    const auto& name = p.key();
+    if (name.find("position") != std::string::npos) continue;
+    torch::NoGradGuard g;
+    if (name.find("bias") != std::string::npos) p.value().zero_();
+    else if (p.value().dim() == 2) p.value().normal_(0.0, 0.02);
+  }
+}
+
+torch::Tensor TinyTransformerImpl::forward(const torch::Tensor& tokens) {
+  const int64_t T = tokens.size(1);
+  torch::Tensor pos = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
+  torch::Tensor x = embed->forward(tokens);
+  for (auto& b : blocks) x = b->forward(x, pos);
+  return head->forward(finalNorm.forward(x));
+}
+
+void TinyTransformerImpl::configureAttention(bool allowFactorized, int64_t block, bool recordWeights) {
+  for (auto& b : blocks) {
+    b->attn->allowFactorized = allowFactorized;
+    b->attn->block = block;
+    b->attn->recordWeights = recordWeights;
+  }
+}
+
+std::vector<torch::Tensor> TinyTransformerImpl::attentionWeights() const {
+  std::vector<torch::Tensor> out;
+  for (const auto& b : blocks) out.push_back(b->attn->lastWeights);
+  return out;
+}
+
+std::vector<PositionModule> TinyTransformerImpl::positionModules() const {
+  std::vector<PositionModule> out;
+  for (const auto& b : blocks) out.push_back(b->attn->position);
+  return out;
+}
+
+int64_t TinyTransformerImpl::parameterCount() const {
+  int64_t n = 0;
+  for (const auto& p : parameters()) n += p.numel();
+  return n;
+}
+
+}  // namespace poslab

@@ -1,0 +1,73 @@
+// The tiny pre-norm causal transformer of SPEC section 2, plain and top to bottom:
+// token embedding (no absolute positions) -> layers x [norm -> causal attention with the position
+// family -> residual -> norm -> MLP (GELU, 4x) -> residual] -> final norm -> linear head.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "model/model_config.h"
+#include "model/position_module.h"
+
+namespace poslab {
+
+// RMSNorm (LibTorch 1.13 has none): x / sqrt(mean(x^2) + eps) * weight.
+struct RMSNormImpl : torch::nn::Module {
+  explicit RMSNormImpl(int64_t dim);
+  torch::Tensor forward(const torch::Tensor& x);  // (..., C) -> (..., C)
+  torch::Tensor weight;
+};
+TORCH_MODULE(RMSNorm);
+
+// Softmax attention over j <= i, computed from a BlockScorer. For T <= block it materialises the
+// (B, H, T, T) weights; beyond, it streams over key chunks with an online softmax so that memory
+// is O(T * block). v (B, H, T, hs) -> (B, H, T, hs). weightsOut: filled with (B, H, T, T) when
+// non-null (only for T <= block).
+torch::Tensor causalAttention(const BlockScorer& scorer, const torch::Tensor& v, int64_t block,
+                              torch::Tensor* weightsOut = nullptr);
+
+struct AttentionImpl : torch::nn::Module {
+  AttentionImpl(const ModelConfig& cfg, long long trainLength);
+  // x (B, T, C), pos (T) -> (B, T, C)
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& pos);
+  int64_t heads, headSize;
+  torch::nn::Linear qkv{nullptr}, proj{nullptr};
+  PositionModule position{nullptr};
+  // Set by the model before a forward pass.
+  bool allowFactorized = true;
+  int64_t block = 1024;
+  bool recordWeights = false;
+  torch::Tensor lastWeights;  // (B, H, T, T) when recordWeights
+};
+TORCH_MODULE(Attention);
+
+struct BlockImpl : torch::nn::Module {
+  BlockImpl(const ModelConfig& cfg, long long trainLength);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& pos);  // (B, T, C)
+  torch::nn::AnyModule norm1, norm2;
+  Attention attn{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(Block);
+
+struct TinyTransformerImpl : torch::nn::Module {
+  TinyTransformerImpl(const ModelConfig& cfg, long long trainLength);
+  // tokens (B, T) int64 -> logits (B, T, vocab)
+  torch::Tensor forward(const torch::Tensor& tokens);
+  // Attention options for the next forward passes (evaluation at long lengths streams).
+  void configureAttention(bool allowFactorized, int64_t block, bool recordWeights);
+  // (B, H, T, T) weights of each layer from the last forward with recordWeights.
+  std::vector<torch::Tensor> attentionWeights() const;
+  std::vector<PositionModule> positionModules() const;
+  int64_t parameterCount() const;
+
+  ModelConfig config;
+  torch::nn::Embedding embed{nullptr};
+  std::vector<Block> blocks;
+  torch::nn::AnyModule finalNorm;
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(TinyTransformer);
+
+}  // namespace poslab

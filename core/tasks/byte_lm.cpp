@@ -1,0 +1,183 @@
+// Byte-level LM task (SPEC 3).
+//
+// Layout, length T: a random window w_0 .. w_T of T+1 consecutive corpus bytes;
+//   tokens = w_0 .. w_{T-1}, targets = w_1 .. w_T (loss at every position); vocab 256.
+// No accuracy (answer all false, hasAccuracy() false), no info.
+// Corpus: config.textFile, or when empty the concatenation, in name order, of the regular files
+// without an extension in /usr/share/games/fortunes/ (Debian fortunes-min; *.dat indexes and
+// *.u8 links skipped). It must be valid UTF-8 and non-empty. The last 10% of its bytes are held
+// out: option "split" 0 = train (the first 90%, default), 1 = eval (the last 10%).
+// T in [1, split size - 1].
+#include "tasks/byte_lm.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <tuple>
+
+#include "tasks/task_common.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+
+constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0005ULL;
+constexpr double kEvalFraction = 0.1;  // the held-out tail of the corpus
+const char* const kFortunesDir = "/usr/share/games/fortunes";
+
+std::string readFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InvalidArgument(
+        "byte-lm: text file '" + path.string() + "' " +
+        (std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidArgument("byte-lm: cannot open text file '" + path.string() + "'");
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InvalidArgument("byte-lm: error reading text file '" + path.string() + "'");
+  return data;
+}
+
+// Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and code points above
+// U+10FFFF included), or -1 when the whole string is valid.
+long long firstInvalidUtf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;                 // bytes in this sequence
+    unsigned lo = 0x80, hi = 0xBF;  // allowed range of its second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates U+D800..U+DFFF
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    } else {
+      return static_cast<long long>(i);  // continuation byte, C0/C1 overlong lead, F5..FF
+    }
+    if (i + len > n) return static_cast<long long>(i);
+    if (p[i + 1] < lo || p[i + 1] > hi) return static_cast<long long>(i);
+    for (size_t k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return static_cast<long long>(i);
+    i += len;
+  }
+  return -1;
+}
+
+// The default corpus and a name for messages.
+std::pair<std::string, std::string> loadDefaultCorpus() {
+  namespace fs = std::filesystem;
+  const fs::path dir = kFortunesDir;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) {
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const fs::path& p = entry.path();
+      if (p.filename().string().find('.') != std::string::npos) continue;  // *.dat, *.u8
+      if (!entry.is_regular_file(ec)) continue;
+      files.push_back(p);
+    }
+  }
+  if (files.empty())
+    throw Error("byte-lm: no default corpus: no text files in " + dir.string(),
+                "install the Debian package fortunes-min (scripts/setup.sh does) or pass a UTF-8 "
+                "text file");
+  std::sort(files.begin(), files.end());
+  std::string data;
+  for (const auto& f : files) data += readFile(f);
+  return {data, dir.string() + "/* (default corpus)"};
+}
+
+class ByteLmTask : public Task {
+ public:
+  explicit ByteLmTask(const TaskConfig& config) {
+    const TaskOptions opts("byte-lm", config.options, {{"split", 0}});
+    const bool eval = opts.getInt("split", 0, 1) == 1;
+    std::string data;
+    if (config.textFile.empty()) {
+      std::tie(data, name_) = loadDefaultCorpus();
+    } else {
+      name_ = config.textFile;
+      data = readFile(config.textFile);
+    }
+    if (data.empty()) throw InvalidArgument("byte-lm: text file '" + name_ + "' is empty");
+    const long long bad = firstInvalidUtf8(data);
+    if (bad >= 0)
+      throw InvalidArgument("byte-lm: text file '" + name_ + "' is not valid UTF-8 (byte " +
+                                std::to_string(bad) + ")",
+                            "pick a UTF-8 text file");
+    const size_t split =
+        static_cast<size_t>(static_cast<double>(data.size()) * (1 - kEvalFraction));
+    splitName_ = eval ? "eval split (last 10%)" : "train split (first 90%)";
+    bytes_ = eval ? data.substr(split) : data.substr(0, split);
+    if (bytes_.size() < 2)
+      throw InvalidArgument("byte-lm: text file '" + name_ + "' is too short: its " + splitName_ +
+                            " has " + std::to_string(bytes_.size()) +
+                            " bytes, fewer than the 2 a sequence of length 1 needs");
+  }
+
+  std::string id() const override { return "byte-lm"; }
+  long long vocabSize() const override { return 256; }
+  bool hasAccuracy() const override { return false; }
+  long long minLength() const override { return 1; }
+  long long maxLength() const override { return static_cast<long long>(bytes_.size()) - 1; }
+
+  Batch sample(long long batch, long long length, uint64_t seed) const override {
+    if (length > maxLength() && length >= minLength())
+      throw InvalidArgument(
+          "byte-lm: text file '" + name_ + "' is too short for length " + std::to_string(length) +
+              ": a sequence needs " + std::to_string(length + 1) + " bytes and its " + splitName_ +
+              " has " + std::to_string(bytes_.size()),
+          "allowed lengths [1, " + std::to_string(maxLength()) + "]; use a longer file");
+    checkSampleArgs(*this, batch, length);
+    Batch out = emptyBatch(batch, length);
+    int64_t* tokens = out.tokens.data_ptr<int64_t>();
+    int64_t* targets = out.targets.data_ptr<int64_t>();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(bytes_.data());
+    const uint64_t starts = bytes_.size() - static_cast<uint64_t>(length);  // windows of T+1
+    forEachExample(batch, length, seed, kSalt, [&](long long b, std::mt19937_64& rng) {
+      const unsigned char* w = bytes + uniformBelow(rng, starts);
+      for (long long t = 0; t < length; ++t) {
+        tokens[b * length + t] = w[t];
+        targets[b * length + t] = w[t + 1];
+      }
+    });
+    return out;
+  }
+
+ private:
+  std::string name_;       // the file (or the default corpus) for messages
+  std::string splitName_;  // "train split ..." or "eval split ..."
+  std::string bytes_;      // this split's bytes
+};
+
+}  // namespace
+
+std::string defaultCorpusDirectory() {
+  return kFortunesDir;
+}
+
+std::string defaultCorpusDescription() {
+  return std::string("English fortune-cookie texts: the files without an extension in ") +
+         kFortunesDir + "/, concatenated in name order (Debian package fortunes-min)";
+}
+
+std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config) {
+  return std::make_unique<ByteLmTask>(config);
+}
+
+}  // namespace poslab

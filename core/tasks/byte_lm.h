@@ -1,0 +1,13 @@
+// Byte-level language modelling (SPEC 3): the bytes of a UTF-8 text file are the tokens.
+#pragma once
+
+#include <string>
+
+namespace poslab {
+
+// Where the default corpus comes from, for help texts and run records.
+std::string defaultCorpusDescription();
+// The directory holding the default corpus (the Debian fortunes packages' text files).
+std::string defaultCorpusDirectory();
+
+}  // namespace poslab

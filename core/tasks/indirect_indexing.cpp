@@ -1,0 +1,90 @@
+// Indirect indexing (PoPE paper; SPEC 3): find the source character in a sequence of distinct
+// characters, then step a signed offset from it. Content match and position match must be
+// learned separately. Example: 3 to the left of 'Z' in "ABSCOPZG" is 'S'.
+//
+// Layout, length T = n + 3:   c_0 .. c_{n-1}  SEP  src  OFF
+//   c_i   distinct characters, drawn without replacement from 0..A-1   (A = option "alphabet")
+//   SEP   token A
+//   src   c_p for a uniform position p in [0, n)
+//   OFF   offset o in [-K, K] \ {0} (K = option "max_offset"), uniform among those with
+//         0 <= p + o < n; token A + 1 + (o + K) for o < 0, A + K + o for o > 0, so the 2K offset
+//         tokens are A+1 .. A+2K in the order -K .. -1, 1 .. K
+// vocab = A + 1 + 2K. targets: -1 except at T-1, where it is c_{p+o}; answer true only at T-1.
+// Lengths: n >= 2K + 1 (some source then admits every offset), n <= A: T in [2K + 4, A + 3].
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "tasks/task_common.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+
+constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0001ULL;
+
+class IndirectIndexingTask : public Task {
+ public:
+  explicit IndirectIndexingTask(const TaskConfig& config) {
+    const TaskOptions opts("indirect-indexing", config.options,
+                           {{"alphabet", 128}, {"max_offset", 8}});
+    alphabet_ = opts.getInt("alphabet", 8, kMaxTaskLength);
+    maxOffset_ = opts.getInt("max_offset", 1, kMaxTaskLength);
+    if (alphabet_ < 2 * maxOffset_ + 1)
+      throw InvalidArgument("indirect-indexing: alphabet " + std::to_string(alphabet_) +
+                                " is too small for max_offset " + std::to_string(maxOffset_),
+                            "the sequence needs at least 2 max_offset + 1 distinct characters");
+  }
+
+  std::string id() const override { return "indirect-indexing"; }
+  long long vocabSize() const override { return alphabet_ + 1 + 2 * maxOffset_; }
+  long long minLength() const override { return 2 * maxOffset_ + 4; }
+  long long maxLength() const override { return alphabet_ + 3; }
+
+  Batch sample(long long batch, long long length, uint64_t seed) const override {
+    checkSampleArgs(*this, batch, length);
+    Batch out = emptyBatch(batch, length);
+    int64_t* tokens = out.tokens.data_ptr<int64_t>();
+    int64_t* targets = out.targets.data_ptr<int64_t>();
+    bool* answer = out.answer.data_ptr<bool>();
+    const long long n = length - 3, K = maxOffset_, A = alphabet_;
+    forEachExample(batch, length, seed, kSalt, [&](long long b, std::mt19937_64& rng) {
+      int64_t* tok = tokens + b * length;
+      // Partial Fisher-Yates: the first n entries become n distinct characters.
+      std::vector<int64_t> pool(A);
+      std::iota(pool.begin(), pool.end(), 0);
+      for (long long i = 0; i < n; ++i) {
+        const long long j = i + static_cast<long long>(uniformBelow(rng, A - i));
+        std::swap(pool[i], pool[j]);
+        tok[i] = pool[i];
+      }
+      const long long p = static_cast<long long>(uniformBelow(rng, n));
+      // Valid offsets: o in [lo, hi] \ {0}, lo = max(-K, -p), hi = min(K, n-1-p); n >= 2 so the
+      // set is never empty.
+      const long long lo = std::max(-K, -p), hi = std::min(K, n - 1 - p);
+      // hi - lo nonzero values: draw among lo .. hi-1, then shift 0 .. hi-1 up past 0.
+      long long o = lo + static_cast<long long>(uniformBelow(rng, hi - lo));
+      if (o >= 0) ++o;
+      tok[n] = A;  // SEP
+      tok[n + 1] = tok[p];
+      tok[n + 2] = o < 0 ? A + 1 + (o + K) : A + K + o;
+      targets[b * length + length - 1] = tok[p + o];
+      answer[b * length + length - 1] = true;
+    });
+    return out;
+  }
+
+ private:
+  long long alphabet_ = 128;
+  long long maxOffset_ = 8;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> makeIndirectIndexingTask(const TaskConfig& config) {
+  return std::make_unique<IndirectIndexingTask>(config);
+}
+
+}  // namespace poslab

@@ -1,0 +1,95 @@
+// Kernel LM / distance-modulated phase (Jordan-RoPE; SPEC 3): classify the sign of a lag-kernel
+// weighted sum of random bits.
+//
+// Layout, length T:   bit_0 .. bit_{T-2}  QUERY        vocab 3: bits 0, 1; QUERY = 2
+// x_t = 2 bit_t - 1; score = sum_{d=1}^{T-1} x_{T-1-d} K(d) / ||K||, ||K|| = the L2 norm of K over
+// the training lags d = 1 .. trainLength-1 (the same at every evaluation length, so longer
+// sequences add the kernel's tail rather than rescaling it). K = lagKernel(config.kernel) with
+// defaultLagKernelParams(headDim, base 10000, L = trainLength).
+// target at T-1: 1[score > 0] (an exact tie, |score| <= 1e-12 sum_d |K(d)| / ||K||, gives 0), or
+// with "stochastic" = 1 a Bernoulli(sigmoid(3 score)) draw; -1 elsewhere; answer true only at
+// T-1. T in [2, 2^20].
+// Options: omega, omega2, gamma (override the kernel parameters), stochastic (0 or 1).
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+#include "tasks/lag_kernels.h"
+#include "tasks/task_common.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+
+constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0002ULL;
+constexpr double kBase = 10000;  // RoPE base that sets the default omega = base^(-6/headDim)
+
+class KernelLmTask : public Task {
+ public:
+  explicit KernelLmTask(const TaskConfig& config) : kernel_(config.kernel) {
+    checkLagKernelName(kernel_);
+    if (config.trainLength < 2)
+      throw InvalidArgument("kernel-lm: trainLength " + std::to_string(config.trainLength) +
+                            " must be at least 2 (the kernel is normalised over lags 1..L-1)");
+    if (config.headDim < 1)
+      throw InvalidArgument("kernel-lm: headDim " + std::to_string(config.headDim) +
+                            " must be positive");
+    params_ =
+        defaultLagKernelParams(config.headDim, kBase, static_cast<double>(config.trainLength));
+    const TaskOptions opts("kernel-lm", config.options,
+                           {{"omega", params_.omega},
+                            {"omega2", params_.omega2},
+                            {"gamma", params_.gamma},
+                            {"stochastic", 0}});
+    params_.omega = opts.get("omega");
+    params_.omega2 = opts.get("omega2");
+    params_.gamma = opts.getReal("gamma", 0, HUGE_VAL);
+    stochastic_ = opts.getInt("stochastic", 0, 1) == 1;
+    std::vector<double> trainLags;
+    for (long long d = 1; d < config.trainLength; ++d) trainLags.push_back(static_cast<double>(d));
+    double ss = 0;
+    for (double k : lagKernel(kernel_, params_, trainLags)) ss += k * k;
+    norm_ = std::sqrt(ss);
+    if (!(norm_ > 0) || !std::isfinite(norm_))
+      throw InvalidArgument("kernel-lm: kernel '" + kernel_ + "' has L2 norm " +
+                                std::to_string(norm_) + " over the training lags",
+                            "it must be positive and finite; check omega, gamma, trainLength");
+  }
+
+  std::string id() const override { return "kernel-lm"; }
+  long long vocabSize() const override { return 3; }
+  long long minLength() const override { return 2; }
+  long long maxLength() const override { return kMaxTaskLength; }
+
+  Batch sample(long long batch, long long length, uint64_t seed) const override {
+    checkSampleArgs(*this, batch, length);
+    std::vector<double> lags(length);
+    for (long long d = 0; d < length; ++d) lags[d] = static_cast<double>(d);
+    std::vector<double> weights = lagKernel(kernel_, params_, lags);  // index d = lag
+    for (double& w : weights) w /= norm_;
+    Batch out = emptyBatch(batch, length);
+    int64_t* tokens = out.tokens.data_ptr<int64_t>();
+    int64_t* targets = out.targets.data_ptr<int64_t>();
+    bool* answer = out.answer.data_ptr<bool>();
+    forEachExample(batch, length, seed, kSalt, [&](long long b, std::mt19937_64& rng) {
+      fillBitsQueryExample(rng, weights, stochastic_, tokens + b * length, targets + b * length,
+                           answer + b * length, length);
+    });
+    return out;
+  }
+
+ private:
+  std::string kernel_;
+  LagKernelParams params_;
+  bool stochastic_ = false;
+  double norm_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> makeKernelLmTask(const TaskConfig& config) {
+  return std::make_unique<KernelLmTask>(config);
+}
+
+}  // namespace poslab

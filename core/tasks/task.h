@@ -1,0 +1,53 @@
+// Synthetic and text tasks (SPEC section 3). A task is a seeded generator: the same (seed, batch,
+// length) always gives the same batch, on any device and any build (generation uses std::mt19937_64
+// on the CPU, never torch's RNG), so that compare runs see identical data and reset replays it.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace poslab {
+
+struct Batch {
+  at::Tensor tokens;   // (B, T) int64 input tokens
+  at::Tensor targets;  // (B, T) int64 target token at each position; -1 = no loss there
+  at::Tensor answer;   // (B, T) bool: positions scored for accuracy (all false: no accuracy)
+  at::Tensor info;     // (B) int64 per-example detail (key distance for retrieval), or undefined
+};
+
+struct TaskConfig {
+  std::string id = "indirect-indexing";  // see taskIds()
+  // Task options by name, e.g. "alphabet": 128, "kernel": index into kernelNames; each task
+  // documents its own and rejects unknown ones.
+  std::map<std::string, double> options;
+  std::string kernel = "mixed_raw";  // kernel-lm: target kernel name; sector-teacher: teacher name
+  std::string textFile;              // byte-lm: UTF-8 file (empty: the default corpus)
+  long long trainLength = 64;        // T used for training; kernels are normalised over it
+  long long headDim = 16;            // sets the kernel-LM frequency omega = base^(-6/headDim)
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  virtual std::string id() const = 0;
+  virtual long long vocabSize() const = 0;
+  // True when the task reports accuracy (answer positions exist).
+  virtual bool hasAccuracy() const { return true; }
+  // Smallest and largest sequence length the task can generate (inclusive).
+  virtual long long minLength() const = 0;
+  virtual long long maxLength() const = 0;
+  // A batch of `batch` sequences of `length` tokens; throws InvalidArgument for a length outside
+  // [minLength, maxLength].
+  virtual Batch sample(long long batch, long long length, uint64_t seed) const = 0;
+};
+
+std::vector<std::string> taskIds();
+// Throws InvalidArgument naming an unknown task or option.
+std::unique_ptr<Task> makeTask(const TaskConfig& config);
+
+}  // namespace poslab

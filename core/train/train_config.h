@@ -1,0 +1,55 @@
+// One plain config struct per concern (model: model_config.h, task: tasks/task.h, here the
+// optimiser/schedule and the run), all serialised together as TrainConfig with every run and
+// checkpoint.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/model_config.h"
+#include "tasks/task.h"
+
+namespace poslab {
+
+struct OptimConfig {
+  double lr = 3e-3;            // peak learning rate of AdamW
+  double weightDecay = 0.01;   // on matrices only (not norms, biases, position parameters)
+  double beta1 = 0.9;          // AdamW betas
+  double beta2 = 0.98;
+  long long warmup = 50;       // linear warm-up steps, then cosine decay
+  double minLrRatio = 0.1;     // final lr = minLrRatio * lr
+  double gradClip = 1.0;       // global gradient-norm clip
+  long long batch = 32;        // sequences per step
+};
+
+struct RunConfig {
+  uint64_t seed = 0;                        // model init and data; same seed = same run
+  long long steps = 500;                    // optimisation steps
+  std::vector<long long> evalLengths;       // e.g. {64, 256, 1024}; empty: {train length}
+  long long evalEvery = 100;                // evaluate every N steps (0: only at the end)
+  long long evalSequences = 64;             // sequences per evaluation length
+  long long evalTokensPerBatch = 16384;     // batch size at length T: max(1, this / T)
+  std::string device = "auto";              // "auto" (CUDA if available), "cpu", "cuda"
+};
+
+struct TrainConfig {
+  ModelConfig model;
+  TaskConfig task;
+  OptimConfig optim;
+  RunConfig run;
+  void validate() const;  // throws InvalidArgument naming the bad field
+};
+
+void to_json(nlohmann::json& j, const TaskConfig& c);
+void from_json(const nlohmann::json& j, TaskConfig& c);
+void to_json(nlohmann::json& j, const OptimConfig& c);
+void from_json(const nlohmann::json& j, OptimConfig& c);
+void to_json(nlohmann::json& j, const RunConfig& c);
+void from_json(const nlohmann::json& j, RunConfig& c);
+void to_json(nlohmann::json& j, const TrainConfig& c);
+void from_json(const nlohmann::json& j, TrainConfig& c);
+
+}  // namespace poslab

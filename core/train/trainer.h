@@ -1,0 +1,75 @@
+// Trains one tiny transformer on one task: steps, evaluation at many lengths, checkpoints.
+// Single-threaded and synchronous; TrainingWorker runs it on a thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "train/snapshot.h"
+#include "train/train_config.h"
+#include "util/error.h"
+
+namespace poslab {
+
+// A non-finite loss or gradient. The step that produced it changed nothing.
+class DivergedError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Attention of the trained model on one sample input, per layer and head, downsampled.
+struct AttentionSample {
+  long long length = 0;     // T of the sample
+  long long size = 0;       // side of each downsampled map (<= maxSide)
+  std::vector<std::vector<std::vector<double>>> maps;  // [layer][head] -> size * size row-major
+};
+
+// Leave-one-order-out for a PJ-bias model: task-loss increase with (sector, order) zeroed.
+struct OrderLoo {
+  std::string sector;  // "FJ" or "LC"
+  long long order = 0;
+  double lossIncrease = 0;
+};
+
+class Trainer {
+ public:
+  // Validates the config, builds the task and a model seeded with run.seed.
+  explicit Trainer(TrainConfig config);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // One optimisation step on the batch for the current step number. Throws DivergedError (and
+  // leaves the weights untouched) if the loss or gradient is not finite.
+  Snapshot step();
+  // Loss and accuracy at each length (streaming attention), seeded independently of training.
+  std::vector<EvalResult> evaluate(const std::vector<long long>& lengths);
+  AttentionSample attentionSample(long long length, long long maxSide = 128);
+  std::vector<OrderLoo> pjOrderLoo(long long length);
+  // Learned position parameters of layer `layer`.
+  std::map<std::string, std::vector<double>> positionParameters(long long layer = 0) const;
+
+  // Atomic write; readable in Python with torch.load. Holds configs, weights, optimiser state.
+  void saveCheckpoint(const std::string& path) const;
+  // A trainer restored from a checkpoint; step() continues exactly where the saved run was.
+  static std::unique_ptr<Trainer> fromCheckpoint(const std::string& path);
+
+  long long stepCount() const;
+  const TrainConfig& config() const;
+  std::string deviceName() const;
+  long long parameterCount() const;
+  long long vocabSize() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// The learning rate at a step: linear warm-up, then cosine to minLrRatio * lr.
+double learningRateAt(const OptimConfig& o, long long step, long long totalSteps);
+// Per-step data seed: a hash of the run seed and the step, so any step's batch can be regenerated.
+uint64_t batchSeed(uint64_t runSeed, long long step, uint64_t stream);
+
+}  // namespace poslab

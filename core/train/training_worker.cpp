@@ -1,0 +1,141 @@
+#include "train/training_worker.h"
+
+#include <exception>
+#include <future>
+
+namespace poslab {
+
+TrainingWorker::TrainingWorker(TrainConfig config, Callback onSnapshot)
+    : config_(std::move(config)),
+      onSnapshot_(std::move(onSnapshot)),
+      trainer_(std::make_unique<Trainer>(config_)) {
+  thread_ = std::thread([this] { loop(); });
+}
+
+TrainingWorker::~TrainingWorker() { stop(); }
+
+void TrainingWorker::play() {
+  playing_ = true;
+  wake_.notify_all();
+}
+
+void TrainingWorker::pause() { playing_ = false; }
+
+void TrainingWorker::stepOnce() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++pendingSteps_;
+  }
+  wake_.notify_all();
+}
+
+void TrainingWorker::reset() {
+  playing_ = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    resetRequested_ = true;
+    pendingSteps_ = 0;
+  }
+  wake_.notify_all();
+}
+
+void TrainingWorker::stop() {
+  stopping_ = true;
+  playing_ = false;
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void TrainingWorker::withTrainer(const std::function<void(Trainer&)>& job) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> result = done->get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) throw Error("the training worker has stopped");
+    jobs_.push_back([this, job, done] {
+      try {
+        job(*trainer_);
+        done->set_value();
+      } catch (...) {
+        done->set_exception(std::current_exception());
+      }
+    });
+  }
+  wake_.notify_all();
+  result.get();
+}
+
+void TrainingWorker::doStep() {
+  Snapshot snap;
+  try {
+    snap = trainer_->step();
+  } catch (const DivergedError& e) {
+    playing_ = false;
+    snap.step = trainer_->stepCount();
+    snap.message = e.what();
+    if (onSnapshot_) onSnapshot_(snap);
+    return;
+  }
+  step_ = snap.step;
+  const RunConfig& run = config_.run;
+  const bool finished = snap.step >= run.steps;
+  if (finished || (run.evalEvery > 0 && snap.step % run.evalEvery == 0)) {
+    try {
+      snap.eval = trainer_->evaluate(trainer_->config().run.evalLengths);
+    } catch (const std::exception& e) {
+      snap.message = std::string("evaluation failed: ") + e.what();
+    }
+  }
+  if (finished) {
+    playing_ = false;
+    if (snap.message.empty()) snap.message = "finished";
+  }
+  if (onSnapshot_) onSnapshot_(snap);
+}
+
+void TrainingWorker::loop() {
+  while (true) {
+    std::function<void()> job;
+    bool doReset = false, doOne = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] {
+        return stopping_ || playing_ || pendingSteps_ > 0 || resetRequested_ || !jobs_.empty();
+      });
+      if (stopping_) {
+        // Fail any waiting jobs rather than leave their callers blocked.
+        for (auto& j : jobs_) j = nullptr;
+        jobs_.clear();
+        return;
+      }
+      if (!jobs_.empty()) {
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      } else if (resetRequested_) {
+        resetRequested_ = false;
+        doReset = true;
+      } else if (pendingSteps_ > 0) {
+        --pendingSteps_;
+        doOne = true;
+      }
+    }
+    if (job) {
+      job();
+    } else if (doReset) {
+      trainer_ = std::make_unique<Trainer>(config_);
+      step_ = 0;
+      Snapshot snap;
+      snap.message = "reset";
+      snap.position = trainer_->positionParameters(0);
+      if (onSnapshot_) onSnapshot_(snap);
+    } else if (doOne || playing_) {
+      if (trainer_->stepCount() >= config_.run.steps) {
+        playing_ = false;
+        continue;
+      }
+      doStep();
+    }
+  }
+}
+
+}  // namespace poslab

@@ -1,0 +1,58 @@
+// Runs a Trainer on its own thread: play, pause, single step, reset, stop. The worker owns the
+// model; the caller sees only value-type Snapshots through the callback (called on the worker
+// thread; a UI adapter turns them into queued signals). Flags are atomics; the destructor joins.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "train/trainer.h"
+
+namespace poslab {
+
+class TrainingWorker {
+ public:
+  using Callback = std::function<void(const Snapshot&)>;
+
+  // Builds the trainer now (config errors throw here) and starts the thread, paused.
+  TrainingWorker(TrainConfig config, Callback onSnapshot);
+  ~TrainingWorker();
+  TrainingWorker(const TrainingWorker&) = delete;
+  TrainingWorker& operator=(const TrainingWorker&) = delete;
+
+  void play();      // train until paused, finished (run.steps) or diverged
+  void pause();     // stop after the current step
+  void stepOnce();  // one step (while paused)
+  void reset();     // a fresh trainer from the same config: same initial weights, same batches
+  void stop();      // end the thread; idempotent
+
+  bool isPlaying() const { return playing_.load(); }
+  long long stepCount() const { return step_.load(); }
+  // Runs job(trainer) on the worker thread between steps and waits for it (evaluate, save, ...).
+  // Exceptions thrown by job are rethrown here.
+  void withTrainer(const std::function<void(Trainer&)>& job);
+
+ private:
+  void loop();
+  void doStep();
+
+  TrainConfig config_;
+  Callback onSnapshot_;
+  std::unique_ptr<Trainer> trainer_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::atomic<bool> playing_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<long long> step_{0};
+  int pendingSteps_ = 0;        // guarded by mutex_
+  bool resetRequested_ = false;  // guarded by mutex_
+  std::deque<std::function<void()>> jobs_;  // guarded by mutex_
+  std::thread thread_;
+};
+
+}  // namespace poslab

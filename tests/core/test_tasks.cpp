@@ -1,0 +1,499 @@
+// Task generators (SPEC 3) against brute-force references written here from the SPEC formulas
+// and the layouts documented in core/tasks/*.cpp: each label is recomputed from the tokens alone.
+// Also: determinism (seeded std::mt19937_64, never torch's RNG), option and length checks.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tasks/byte_lm.h"
+#include "tasks/sector_teacher.h"
+#include "tasks/task.h"
+#include "util/error.h"
+
+namespace poslab {
+namespace {
+
+TaskConfig config(const std::string& id, std::map<std::string, double> options = {}) {
+  TaskConfig c;
+  c.id = id;
+  c.options = std::move(options);
+  return c;
+}
+
+void expectSameBatch(const Batch& a, const Batch& b) {
+  EXPECT_TRUE(at::equal(a.tokens, b.tokens));
+  EXPECT_TRUE(at::equal(a.targets, b.targets));
+  EXPECT_TRUE(at::equal(a.answer, b.answer));
+  EXPECT_EQ(a.info.defined(), b.info.defined());
+  if (a.info.defined()) EXPECT_TRUE(at::equal(a.info, b.info));
+}
+
+// Shapes, dtypes, and "scored only at the last position" for the classification tasks.
+void expectLastPositionTask(const Batch& batch, long long B, long long T) {
+  ASSERT_EQ(batch.tokens.sizes(), (at::IntArrayRef{B, T}));
+  ASSERT_EQ(batch.targets.sizes(), (at::IntArrayRef{B, T}));
+  ASSERT_EQ(batch.answer.sizes(), (at::IntArrayRef{B, T}));
+  EXPECT_EQ(batch.tokens.scalar_type(), at::kLong);
+  EXPECT_EQ(batch.targets.scalar_type(), at::kLong);
+  EXPECT_EQ(batch.answer.scalar_type(), at::kBool);
+  auto tg = batch.targets.accessor<int64_t, 2>();
+  auto an = batch.answer.accessor<bool, 2>();
+  for (long long b = 0; b < B; ++b)
+    for (long long t = 0; t < T; ++t) {
+      EXPECT_EQ(an[b][t], t == T - 1);
+      if (t < T - 1) EXPECT_EQ(tg[b][t], -1);
+    }
+}
+
+TEST(TaskRegistry, IdsAndUnknowns) {
+  EXPECT_EQ(taskIds().size(), 5u);
+  for (const auto& id : taskIds()) {
+    if (id == "byte-lm" && !std::filesystem::exists(defaultCorpusDirectory())) continue;
+    TaskConfig c = config(id);
+    if (id == "sector-teacher") c.kernel = "phase";
+    EXPECT_EQ(makeTask(c)->id(), id);
+    c.options["no_such_option"] = 1;
+    EXPECT_THROW(makeTask(c), InvalidArgument) << id;
+  }
+  EXPECT_THROW(makeTask(config("no-such-task")), InvalidArgument);
+}
+
+// ---- indirect indexing --------------------------------------------------------------------------
+
+TEST(TaskIndirectIndexing, TargetIsCharacterAtSourcePlusOffset) {
+  const long long A = 40, K = 5, B = 64;
+  auto task = makeTask(config("indirect-indexing", {{"alphabet", A}, {"max_offset", K}}));
+  EXPECT_EQ(task->vocabSize(), A + 1 + 2 * K);
+  EXPECT_EQ(task->minLength(), 2 * K + 4);
+  EXPECT_EQ(task->maxLength(), A + 3);
+  std::set<long long> offsetsSeen;
+  for (long long T : {task->minLength(), 20LL, task->maxLength()}) {
+    const Batch batch = task->sample(B, T, 7);
+    expectLastPositionTask(batch, B, T);
+    EXPECT_FALSE(batch.info.defined());
+    auto tok = batch.tokens.accessor<int64_t, 2>();
+    auto tg = batch.targets.accessor<int64_t, 2>();
+    const long long n = T - 3;
+    for (long long b = 0; b < B; ++b) {
+      std::set<int64_t> chars;
+      for (long long i = 0; i < n; ++i) {
+        ASSERT_GE(tok[b][i], 0);
+        ASSERT_LT(tok[b][i], A);
+        chars.insert(tok[b][i]);
+      }
+      EXPECT_EQ(static_cast<long long>(chars.size()), n) << "characters must be distinct";
+      EXPECT_EQ(tok[b][n], A);  // SEP
+      // Scan for the source; decode the offset token (A+1.. = -K..-1, then 1..K).
+      long long src = -1;
+      for (long long i = 0; i < n; ++i)
+        if (tok[b][i] == tok[b][n + 1]) src = i;
+      ASSERT_GE(src, 0);
+      const long long code = tok[b][n + 2] - (A + 1);
+      ASSERT_GE(code, 0);
+      ASSERT_LT(code, 2 * K);
+      const long long offset = code < K ? code - K : code - K + 1;
+      offsetsSeen.insert(offset);
+      ASSERT_GE(src + offset, 0);
+      ASSERT_LT(src + offset, n);
+      EXPECT_EQ(tg[b][T - 1], tok[b][src + offset]);
+    }
+  }
+  EXPECT_EQ(static_cast<long long>(offsetsSeen.size()), 2 * K) << "every offset should occur";
+}
+
+TEST(TaskIndirectIndexing, Limits) {
+  auto task = makeTask(config("indirect-indexing"));
+  EXPECT_EQ(task->vocabSize(), 128 + 1 + 16);
+  EXPECT_THROW(task->sample(2, task->minLength() - 1, 0), InvalidArgument);
+  EXPECT_THROW(task->sample(2, task->maxLength() + 1, 0), InvalidArgument);
+  EXPECT_THROW(task->sample(0, 32, 0), InvalidArgument);
+  try {
+    task->sample(2, 1000, 0);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("[20, 131]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(makeTask(config("indirect-indexing", {{"alphabet", 7}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("indirect-indexing", {{"alphabet", 8}, {"max_offset", 4}})),
+               InvalidArgument);
+  EXPECT_THROW(makeTask(config("indirect-indexing", {{"max_offset", 0}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("indirect-indexing", {{"alphabet", 64.5}})), InvalidArgument);
+}
+
+// ---- kernel LM ----------------------------------------------------------------------------------
+
+// K(d) straight from SPEC 3, omega = 10000^(-6/D), omega2 = 10000^(-2/D), gamma 0.01.
+double specKernel(const std::string& name, double d, double L, double D) {
+  const double w = std::pow(10000.0, -6.0 / D), w2 = std::pow(10000.0, -2.0 / D), u = d / L;
+  if (name == "mixed_raw") return u * std::cos(w * d);
+  if (name == "mixed_bounded") return (d / (1 + d / L)) / L * std::cos(w * d);
+  if (name == "damped_mixed")
+    return std::exp(-0.01 * d) * (std::cos(w * d) + 0.75 * u * std::sin(w * d));
+  if (name == "rhythm_envelope")
+    return (0.25 + 0.85 * u) * (0.65 * std::cos(w * d) + 0.35 * std::sin(w2 * d));
+  if (name == "high_jet_r2") return u * u * std::cos(w * d);
+  ADD_FAILURE() << name;
+  return 0;
+}
+
+// Labels recomputed from the bits: score = sum_d x_{T-1-d} K(d) / ||K||_train.
+void checkBitsQueryLabels(const Batch& batch, const std::vector<double>& weight,
+                          long long* agreeing = nullptr) {
+  const long long B = batch.tokens.size(0), T = batch.tokens.size(1);
+  auto tok = batch.tokens.accessor<int64_t, 2>();
+  auto tg = batch.targets.accessor<int64_t, 2>();
+  for (long long b = 0; b < B; ++b) {
+    EXPECT_EQ(tok[b][T - 1], 2);  // QUERY
+    double score = 0, scale = 0;
+    for (long long d = 1; d <= T - 1; ++d) {
+      const int64_t bit = tok[b][T - 1 - d];
+      ASSERT_TRUE(bit == 0 || bit == 1);
+      score += (2.0 * bit - 1.0) * weight[d];
+      scale += std::abs(weight[d]);
+    }
+    if (agreeing) {
+      *agreeing += tg[b][T - 1] == (score > 0 ? 1 : 0);
+      continue;
+    }
+    if (std::abs(score) < 1e-9 * scale) continue;  // near ties: see ExactTiesAreLabelledZero
+    EXPECT_EQ(tg[b][T - 1], score > 0 ? 1 : 0) << "b=" << b << " score=" << score;
+  }
+}
+
+TEST(TaskKernelLm, LabelsMatchSpecScore) {
+  const long long L = 32, D = 16, B = 48;
+  for (const std::string name :
+       {"mixed_raw", "mixed_bounded", "damped_mixed", "rhythm_envelope", "high_jet_r2"}) {
+    TaskConfig c = config("kernel-lm");
+    c.kernel = name;
+    c.trainLength = L;
+    c.headDim = D;
+    auto task = makeTask(c);
+    EXPECT_EQ(task->vocabSize(), 3);
+    double norm = 0;
+    for (long long d = 1; d < L; ++d) norm += std::pow(specKernel(name, d, L, D), 2);
+    norm = std::sqrt(norm);
+    for (long long T : {2LL, L, 3 * L}) {
+      std::vector<double> w(T);
+      for (long long d = 1; d < T; ++d) w[d] = specKernel(name, d, L, D) / norm;
+      const Batch batch = task->sample(B, T, 11);
+      expectLastPositionTask(batch, B, T);
+      checkBitsQueryLabels(batch, w);
+    }
+  }
+}
+
+TEST(TaskKernelLm, MixedRawLabelsBalanced) {
+  TaskConfig c = config("kernel-lm");
+  c.trainLength = 64;
+  const Batch batch = makeTask(c)->sample(512, 64, 3);
+  const double ones = batch.targets.select(1, 63).sum().item<int64_t>() / 512.0;
+  EXPECT_GT(ones, 0.2);
+  EXPECT_LT(ones, 0.8);
+}
+
+TEST(TaskKernelLm, StochasticLabelsFollowTheScore) {
+  // sigmoid(3 s) with s ~ N(0, 1) at the training length: the draw agrees with 1[s > 0] about
+  // 80% of the time; deterministic labels would agree 100%, coin flips 50%.
+  TaskConfig c = config("kernel-lm", {{"stochastic", 1}});
+  c.trainLength = 64;
+  const Batch batch = makeTask(c)->sample(1024, 64, 5);
+  std::vector<double> w(64);
+  double norm = 0;
+  for (long long d = 1; d < 64; ++d) norm += std::pow(specKernel("mixed_raw", d, 64, 16), 2);
+  for (long long d = 1; d < 64; ++d) w[d] = specKernel("mixed_raw", d, 64, 16) / std::sqrt(norm);
+  long long agree = 0;
+  checkBitsQueryLabels(batch, w, &agree);
+  EXPECT_GT(agree, 1024 * 0.65);
+  EXPECT_LT(agree, 1024 * 0.95);
+  expectSameBatch(batch, makeTask(c)->sample(1024, 64, 5));
+}
+
+TEST(TaskKernelLm, OptionsAndLimits) {
+  TaskConfig c = config("kernel-lm", {{"omega", 0.3}});
+  c.trainLength = 16;
+  auto task = makeTask(c);
+  std::vector<double> w(40);
+  double norm = 0;
+  for (long long d = 1; d < 16; ++d) norm += std::pow(d / 16.0 * std::cos(0.3 * d), 2);
+  for (long long d = 1; d < 40; ++d) w[d] = d / 16.0 * std::cos(0.3 * d) / std::sqrt(norm);
+  checkBitsQueryLabels(task->sample(32, 40, 1), w);
+  EXPECT_THROW(task->sample(4, 1, 0), InvalidArgument);
+  EXPECT_THROW(task->sample(4, task->maxLength() + 1, 0), InvalidArgument);
+  c.kernel = "no_such_kernel";
+  EXPECT_THROW(makeTask(c), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kernel-lm", {{"stochastic", 2}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kernel-lm", {{"gamma", -1}})), InvalidArgument);
+  TaskConfig shortTrain = config("kernel-lm");
+  shortTrain.trainLength = 1;
+  EXPECT_THROW(makeTask(shortTrain), InvalidArgument);
+}
+
+// ---- sector teachers ----------------------------------------------------------------------------
+
+double specTeacher(const std::string& name, double d, double L, double w) {
+  const double u = d / L, c = std::cos(w * d);
+  if (name == "phase") return c;
+  if (name == "jet1") return u * c;
+  if (name == "jet2") return u * u / 2 * c;
+  if (name == "jet3") return u * u * u / 6 * c;
+  if (name == "affine") return -u;
+  if (name == "recency") return std::exp(-4 * u) * (1 + 0.25 * u * c);
+  if (name == "lc") return std::cos(w * L * std::asinh(u));
+  if (name == "lc-affine") return 0.5 * std::cos(w * L * std::asinh(u)) - 0.5 * std::asinh(u);
+  ADD_FAILURE() << name;
+  return 0;
+}
+
+TEST(TaskSectorTeacher, LabelsMatchSpecTeachers) {
+  const long long L = 32, B = 48;
+  const double w = 2 * M_PI * 4 / L;
+  EXPECT_EQ(sectorTeacherNames().size(), 8u);
+  for (const auto& name : sectorTeacherNames()) {
+    for (int teacher : {0, 1}) {
+      TaskConfig c = config("sector-teacher", {{"teacher", teacher}});
+      c.kernel = name;
+      c.trainLength = L;
+      auto task = makeTask(c);
+      EXPECT_EQ(task->vocabSize(), 3);
+      double norm = 0;
+      for (long long d = 1; d < L; ++d) norm += std::pow(specTeacher(name, d, L, w), 2);
+      norm = std::sqrt(norm);
+      for (long long T : {L, 2 * L}) {
+        std::vector<double> weight(T);
+        double z = 0;
+        for (long long d = 1; d < T; ++d) z += std::exp(4 * specTeacher(name, d, L, w));
+        for (long long d = 1; d < T; ++d)
+          weight[d] = teacher == 0 ? specTeacher(name, d, L, w) / norm
+                                   : std::exp(4 * specTeacher(name, d, L, w)) / z;
+        const Batch batch = task->sample(B, T, 13);
+        expectLastPositionTask(batch, B, T);
+        checkBitsQueryLabels(batch, weight);
+      }
+    }
+  }
+}
+
+// The affine teacher at T = 4 scores -(3 x_0 + 2 x_1 + x_2) / (L ||K||), exactly 0 for
+// x = (+, -, -) and (-, +, +); rounding must not decide those labels.
+TEST(TaskSectorTeacher, ExactTiesAreLabelledZero) {
+  TaskConfig c = config("sector-teacher");
+  c.kernel = "affine";
+  c.trainLength = 7;
+  const Batch batch = makeTask(c)->sample(256, 4, 9);
+  auto tok = batch.tokens.accessor<int64_t, 2>();
+  auto tg = batch.targets.accessor<int64_t, 2>();
+  int ties = 0;
+  for (long long b = 0; b < 256; ++b) {
+    const int s = 3 * (2 * tok[b][0] - 1) + 2 * (2 * tok[b][1] - 1) + (2 * tok[b][2] - 1);
+    EXPECT_EQ(tg[b][3], s < 0 ? 1 : 0) << "b=" << b;
+    ties += s == 0;
+  }
+  EXPECT_GT(ties, 20);
+}
+
+TEST(TaskSectorTeacher, SectorsAndErrors) {
+  EXPECT_EQ(sectorOfTeacher("phase"), "FJ");
+  EXPECT_EQ(sectorOfTeacher("jet1"), "FJ");
+  EXPECT_EQ(sectorOfTeacher("jet2"), "FJ");
+  EXPECT_EQ(sectorOfTeacher("jet3"), "FJ");
+  EXPECT_EQ(sectorOfTeacher("recency"), "FJ");
+  EXPECT_EQ(sectorOfTeacher("affine"), "affine");
+  EXPECT_EQ(sectorOfTeacher("lc"), "LC");
+  EXPECT_EQ(sectorOfTeacher("lc-affine"), "LC+affine");
+  EXPECT_THROW(sectorOfTeacher("mixed_raw"), InvalidArgument);
+  TaskConfig c = config("sector-teacher");  // default kernel "mixed_raw" is no teacher
+  EXPECT_THROW(makeTask(c), InvalidArgument);
+  c.kernel = "lc";
+  EXPECT_THROW(makeTask(config("sector-teacher", {{"teacher", 2}})), InvalidArgument);
+  auto task = makeTask(c);
+  EXPECT_THROW(task->sample(1, 1, 0), InvalidArgument);
+}
+
+// ---- key-value retrieval -----------------------------------------------------------------------
+
+TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
+  const long long N = 5, K = 7, V = 6, P = 3, B = 64;
+  auto task = makeTask(
+      config("kv-retrieval", {{"pairs", P}, {"noise_tokens", N}, {"keys", K}, {"values", V}}));
+  EXPECT_EQ(task->vocabSize(), 2 + N + K + V);
+  EXPECT_EQ(task->minLength(), 2 * P + 3);
+  const auto isKey = [&](int64_t t) { return t >= 2 + N && t < 2 + N + K; };
+  const auto isValue = [&](int64_t t) { return t >= 2 + N + K && t < 2 + N + K + V; };
+  std::set<long long> distances;
+  for (long long T : {task->minLength(), 12LL, 50LL}) {
+    const Batch batch = task->sample(B, T, 17);
+    expectLastPositionTask(batch, B, T);
+    ASSERT_TRUE(batch.info.defined());
+    ASSERT_EQ(batch.info.sizes(), (at::IntArrayRef{B}));
+    auto tok = batch.tokens.accessor<int64_t, 2>();
+    auto tg = batch.targets.accessor<int64_t, 2>();
+    auto info = batch.info.accessor<int64_t, 1>();
+    for (long long b = 0; b < B; ++b) {
+      EXPECT_EQ(tok[b][0], 0);      // BOS
+      EXPECT_EQ(tok[b][T - 2], 1);  // QUERY
+      ASSERT_TRUE(isKey(tok[b][T - 1]));
+      std::set<int64_t> keys;
+      long long found = -1;
+      for (long long i = 1; i < T - 2; ++i) {
+        const int64_t t = tok[b][i];
+        ASSERT_TRUE(t >= 2 && t < 2 + N + K + V) << t;
+        if (isValue(t)) EXPECT_TRUE(isKey(tok[b][i - 1])) << "a value follows its key";
+        if (!isKey(t)) continue;
+        ASSERT_LT(i + 1, T - 2) << "a key needs its value inside the body";
+        EXPECT_TRUE(isValue(tok[b][i + 1]));
+        EXPECT_TRUE(keys.insert(t).second) << "keys are distinct";
+        if (t == tok[b][T - 1]) found = i;
+      }
+      EXPECT_EQ(static_cast<long long>(keys.size()), P);
+      ASSERT_GE(found, 1);
+      EXPECT_EQ(tg[b][T - 1], tok[b][found + 1]);
+      EXPECT_EQ(info[b], T - 1 - found);
+      distances.insert(info[b]);
+    }
+  }
+  EXPECT_GT(distances.size(), 20u) << "pairs should land at many distances";
+}
+
+TEST(TaskKvRetrieval, Limits) {
+  auto task = makeTask(config("kv-retrieval"));
+  EXPECT_EQ(task->vocabSize(), 2 + 16 + 16 + 16);
+  EXPECT_THROW(task->sample(2, 10, 0), InvalidArgument);  // < 2*4 + 3
+  EXPECT_NO_THROW(task->sample(2, 11, 0));
+  EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 0}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 5}, {"keys", 4}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kv-retrieval", {{"values", 1}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kv-retrieval", {{"noise_tokens", 0}})), InvalidArgument);
+}
+
+// ---- byte LM ------------------------------------------------------------------------------------
+
+class TaskByteLm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("poslab_test_tasks_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& bytes) {
+    const auto path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path.string();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TaskByteLm, WindowsAreShiftedFileBytes) {
+  std::string text;
+  for (int i = 0; i < 100; ++i)
+    text += "line " + std::to_string(i) + ": na\xC3\xAFve caf\xC3\xA9 \xE2\x82\xAC\n";
+  TaskConfig c = config("byte-lm");
+  c.textFile = write("text.txt", text);
+  const size_t split = static_cast<size_t>(text.size() * 0.9);
+  for (int splitOption : {0, 1}) {
+    c.options["split"] = splitOption;
+    auto task = makeTask(c);
+    EXPECT_EQ(task->vocabSize(), 256);
+    EXPECT_FALSE(task->hasAccuracy());
+    const std::string part = splitOption == 0 ? text.substr(0, split) : text.substr(split);
+    EXPECT_EQ(task->maxLength(), static_cast<long long>(part.size()) - 1);
+    for (long long T : {1LL, 16LL, task->maxLength()}) {
+      const long long B = 8;
+      const Batch batch = task->sample(B, T, 23);
+      ASSERT_EQ(batch.tokens.sizes(), (at::IntArrayRef{B, T}));
+      EXPECT_FALSE(batch.answer.any().item<bool>());
+      auto tok = batch.tokens.accessor<int64_t, 2>();
+      auto tg = batch.targets.accessor<int64_t, 2>();
+      for (long long b = 0; b < B; ++b) {
+        std::string window(T + 1, '\0');
+        for (long long t = 0; t < T; ++t) {
+          ASSERT_GE(tok[b][t], 0);
+          ASSERT_LT(tok[b][t], 256);
+          if (t + 1 < T) EXPECT_EQ(tg[b][t], tok[b][t + 1]);
+          window[t] = static_cast<char>(tok[b][t]);
+        }
+        window[T] = static_cast<char>(tg[b][T - 1]);
+        EXPECT_NE(part.find(window), std::string::npos) << "window not in the split";
+      }
+    }
+  }
+}
+
+TEST_F(TaskByteLm, BadFilesAndLengths) {
+  TaskConfig c = config("byte-lm");
+  c.textFile = write("bad.txt", "ok so far \xC3\x28 then broken");
+  try {
+    makeTask(c);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("UTF-8"), std::string::npos) << e.what();
+  }
+  c.textFile = write("overlong.txt", "\xC0\xAF");
+  EXPECT_THROW(makeTask(c), InvalidArgument);
+  c.textFile = write("surrogate.txt", "abc \xED\xA0\x80 def");
+  EXPECT_THROW(makeTask(c), InvalidArgument);
+  c.textFile = write("empty.txt", "");
+  EXPECT_THROW(makeTask(c), InvalidArgument);
+  c.textFile = (dir_ / "missing.txt").string();
+  EXPECT_THROW(makeTask(c), InvalidArgument);
+  c.textFile = write("short.txt", std::string(100, 'a'));
+  auto task = makeTask(c);  // train split: 90 bytes, lengths up to 89
+  EXPECT_EQ(task->maxLength(), 89);
+  try {
+    task->sample(1, 90, 0);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("short.txt"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(task->sample(1, 0, 0), InvalidArgument);
+  EXPECT_THROW(makeTask(config("byte-lm", {{"split", 2}})), InvalidArgument);
+}
+
+TEST_F(TaskByteLm, DefaultCorpus) {
+  EXPECT_NE(defaultCorpusDescription().find("fortunes"), std::string::npos);
+  if (!std::filesystem::exists(defaultCorpusDirectory()))
+    GTEST_SKIP() << "fortunes-min not installed";
+  auto task = makeTask(config("byte-lm"));
+  EXPECT_GT(task->maxLength(), 100000);
+  const Batch batch = task->sample(4, 256, 1);
+  EXPECT_TRUE(at::equal(batch.tokens.slice(1, 1), batch.targets.slice(1, 0, 255)));
+}
+
+// ---- determinism, all tasks ---------------------------------------------------------------------
+
+TEST(TaskDeterminism, SameSeedSameBatchDifferentSeedDifferent) {
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("poslab_det_" + std::to_string(::getpid())))
+          .string();
+  {
+    std::string text;
+    for (int i = 0; i < 300; ++i) text += "determinism " + std::to_string(i * 7919 % 1000) + "\n";
+    std::ofstream(file, std::ios::binary) << text;
+  }
+  for (const auto& id : taskIds()) {
+    TaskConfig c = config(id);
+    if (id == "sector-teacher") c.kernel = "jet1";
+    if (id == "byte-lm") c.textFile = file;
+    auto task = makeTask(c);
+    const Batch a = task->sample(8, 40, 42), b = makeTask(c)->sample(8, 40, 42);
+    expectSameBatch(a, b);
+    const Batch other = task->sample(8, 40, 43);
+    EXPECT_FALSE(at::equal(a.tokens, other.tokens)) << id;
+    // Example b does not depend on the batch size.
+    EXPECT_TRUE(at::equal(task->sample(3, 40, 42).tokens, a.tokens.slice(0, 0, 3))) << id;
+  }
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace poslab
