@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
   poslab::cli::addNormsCommand(app);
   poslab::cli::addAttentionCommand(app);
   poslab::cli::addDiagnoseCommand(app);
+  poslab::cli::addTrainCommand(app);
+  poslab::cli::addEvalCommand(app);
+  poslab::cli::addCompareCommand(app);
+  poslab::cli::addRunCommand(app);
   try {
     poslab::configureThreads();
     app.parse(argc, argv);

@@ -37,5 +37,9 @@ void addProbeCommand(CLI::App& app);
 void addNormsCommand(CLI::App& app);
 void addAttentionCommand(CLI::App& app);
 void addDiagnoseCommand(CLI::App& app);
+void addTrainCommand(CLI::App& app);
+void addEvalCommand(CLI::App& app);
+void addCompareCommand(CLI::App& app);
+void addRunCommand(CLI::App& app);
 
 }  // namespace poslab::cli

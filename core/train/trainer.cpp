@@ -89,6 +89,18 @@ struct Trainer::State {
     cfg.model.vocab = task->vocabSize();
     cfg.task.headDim = cfg.model.headDim();
     if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
+    for (long long L : cfg.run.evalLengths) {
+      if (L < task->minLength() || L > task->maxLength())
+        throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
+                                  task->id() + " can generate",
+                              "allowed [" + std::to_string(task->minLength()) + ", " +
+                                  std::to_string(task->maxLength()) + "]");
+    }
+    if (cfg.task.trainLength < task->minLength() || cfg.task.trainLength > task->maxLength())
+      throw InvalidArgument("train length " + std::to_string(cfg.task.trainLength) +
+                                " is outside what task " + task->id() + " can generate",
+                            "allowed [" + std::to_string(task->minLength()) + ", " +
+                                std::to_string(task->maxLength()) + "]");
     device = chooseDevice(cfg.run.device);
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
@@ -134,6 +146,18 @@ Trainer::Trainer(TrainConfig config) : s_(std::make_unique<State>()) {
 Trainer::~Trainer() = default;
 
 long long Trainer::stepCount() const { return s_->step; }
+
+at::Tensor Trainer::parameter(const std::string& name) const {
+  for (const auto& p : s_->model->named_parameters())
+    if (p.key() == name) return p.value();
+  throw InvalidArgument("the model has no parameter '" + name + "'");
+}
+
+std::vector<std::string> Trainer::parameterNames() const {
+  std::vector<std::string> names;
+  for (const auto& p : s_->model->named_parameters()) names.push_back(p.key());
+  return names;
+}
 const TrainConfig& Trainer::config() const { return s_->cfg; }
 std::string Trainer::deviceName() const { return s_->device.str(); }
 long long Trainer::parameterCount() const { return s_->model->parameterCount(); }

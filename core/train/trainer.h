@@ -2,6 +2,8 @@
 // Single-threaded and synchronous; TrainingWorker runs it on a thread.
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,6 +57,11 @@ class Trainer {
   void saveCheckpoint(const std::string& path) const;
   // A trainer restored from a checkpoint; step() continues exactly where the saved run was.
   static std::unique_ptr<Trainer> fromCheckpoint(const std::string& path);
+
+  // The live tensor of a named parameter ("embed.weight", "block0.attn.position.eta_raw", ...);
+  // edits under torch::NoGradGuard change the model. Throws InvalidArgument for an unknown name.
+  at::Tensor parameter(const std::string& name) const;
+  std::vector<std::string> parameterNames() const;
 
   long long stepCount() const;
   const TrainConfig& config() const;

@@ -82,6 +82,35 @@ expect_error empty-lags "empty or negative" "$cli" kernel --family rope --lags 5
 expect_error missing-dir "does not exist" "$cli" attention --family rope --T 8 --out /nonexistent/dir/a.csv
 expect_error unknown-target "unknown target kernel" "$cli" probe --target nope
 expect_error no-command "" "$cli"
+# Training: a tiny run writes config, metrics and a checkpoint that eval (and Python) can read.
+"$cli" train --task kernel-lm --family jordan-stabilized --steps 6 --batch 4 --train-length 24 \
+  --eval-lengths 24,96 --eval-sequences 4 --eval-every 3 --out "$tmp/run" --json > "$tmp/t.json" 2> "$tmp/t.err"
+json_has train-json "$tmp/t.json" "d['task']=='kernel-lm' and d['results'][0]['family']=='jordan-stabilized' and [e['length'] for e in d['results'][0]['eval']]==[24,96] and 0 <= d['results'][0]['eval'][0]['accuracy'] <= 1"
+[ "$(wc -l < "$tmp/run/metrics.jsonl")" -eq 6 ] && ok || fail "metrics.jsonl has $(wc -l < "$tmp/run/metrics.jsonl") lines, expected 6"
+grep -q "step 6/6" "$tmp/t.err" && ok || fail "no progress bar on stderr"
+"$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 24,48 --json > "$tmp/e.json"
+json_has eval-json "$tmp/e.json" "[e['length'] for e in d['results'][0]['eval']]==[24,48]"
+if /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  /usr/bin/python3 -c "
+import torch, json
+d = torch.load('$tmp/run/checkpoint.pt')
+assert d['format'] == 'poslab-checkpoint-1' and d['step'] == 6
+assert json.loads(d['config'])['model']['family'] == 'jordan-stabilized'
+assert 'embed.weight' in d['model'] and d['model']['embed.weight'].shape[1] == 64
+" && ok || fail "python torch.load of the checkpoint"
+else
+  echo "note: python3-torch not installed; skipping the torch.load round trip"
+fi
+"$cli" compare --task indirect-indexing --families rope,pope --steps 2 --batch 4 --train-length 24 \
+  --eval-lengths 24 --eval-sequences 4 --json > "$tmp/c.json" 2> /dev/null
+json_has compare-json "$tmp/c.json" "[r['family'] for r in d['results']]==['rope','pope'] and d['results'][0]['eval'][0]['accuracy'] is not None"
+expect_error train-unknown-task "unknown task" "$cli" train --task nonsense --family rope --steps 1
+expect_error train-bad-length "outside what task" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"
+expect_error eval-missing "cannot open checkpoint" "$cli" eval --checkpoint "$tmp/none.pt"
+echo "garbage" > "$tmp/garbage.pt"
+expect_error eval-garbage "not a PosLab checkpoint" "$cli" eval --checkpoint "$tmp/garbage.pt"
+expect_error preset-unknown "unknown preset" "$cli" run --preset nonsense
+
 # A failed write keeps the previous file.
 echo "previous" > "$tmp/keep.csv"
 chmod 500 "$tmp" 2>/dev/null

@@ -1,0 +1,70 @@
+#include "cli/experiment_report.h"
+
+#include <cmath>
+#include <iostream>
+#include <map>
+
+#include "cli/cli_common.h"
+
+namespace poslab::cli {
+
+nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>& results) {
+  nlohmann::json doc{{"task", task}, {"results", nlohmann::json::array()}};
+  for (const auto& r : results) {
+    nlohmann::json run{{"family", r.family}, {"seed", r.seed}, {"eval", nlohmann::json::array()}};
+    if (!r.variant.empty()) run["variant"] = r.variant;
+    if (!r.error.empty()) run["error"] = r.error;
+    run["seconds"] = r.seconds;
+    run["position"] = r.position;
+    for (const auto& e : r.eval) {
+      run["eval"].push_back({{"length", e.length},
+                             {"loss", e.loss},
+                             {"accuracy", std::isnan(e.accuracy) ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(e.accuracy)}});
+    }
+    doc["results"].push_back(run);
+  }
+  return doc;
+}
+
+void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) {
+  // Group runs by (variant, family); columns are evaluation lengths.
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<const RunResult*>> groups;
+  std::vector<long long> lengths;
+  for (const auto& r : results) {
+    const std::string key = (r.variant.empty() ? "" : r.variant + " / ") + r.family;
+    if (!groups.count(key)) keys.push_back(key);
+    groups[key].push_back(&r);
+    for (const auto& e : r.eval)
+      if (std::find(lengths.begin(), lengths.end(), e.length) == lengths.end()) lengths.push_back(e.length);
+  }
+  std::vector<std::string> header{"family", "seeds"};
+  for (long long L : lengths) header.push_back((hasAccuracy ? "acc@" : "loss@") + std::to_string(L));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& key : keys) {
+    std::vector<std::string> row{key, std::to_string(groups[key].size())};
+    for (long long L : lengths) {
+      std::vector<double> v;
+      for (const auto* r : groups[key])
+        for (const auto& e : r->eval)
+          if (e.length == L) v.push_back(hasAccuracy ? e.accuracy : e.loss);
+      if (v.empty()) {
+        row.push_back("diverged");
+        continue;
+      }
+      double mean = 0, sq = 0;
+      for (double x : v) mean += x;
+      mean /= v.size();
+      for (double x : v) sq += (x - mean) * (x - mean);
+      const double sd = v.size() > 1 ? std::sqrt(sq / (v.size() - 1)) : 0.0;
+      row.push_back(formatNumber(mean, 4) + (v.size() > 1 ? " ± " + formatNumber(sd, 2) : ""));
+    }
+    rows.push_back(row);
+  }
+  printTable(header, rows);
+  for (const auto& r : results)
+    if (!r.error.empty()) std::cout << "note: " << r.family << " seed " << r.seed << ": " << r.error << "\n";
+}
+
+}  // namespace poslab::cli

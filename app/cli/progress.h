@@ -1,0 +1,26 @@
+// A one-line progress bar on stderr: step, loss, accuracy, tokens/s, ETA. On a terminal it redraws
+// in place; otherwise (CI logs) it prints a line every 10%.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "train/snapshot.h"
+
+namespace poslab::cli {
+
+class ProgressBar {
+ public:
+  ProgressBar(std::string label, long long total);
+  void update(const Snapshot& s);
+  void finish();
+
+ private:
+  std::string label_;
+  long long total_;
+  bool tty_;
+  int lastDecile_ = -1;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace poslab::cli

@@ -1,0 +1,110 @@
+#include "cli/train_options.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "encodings/params.h"
+#include "util/error.h"
+
+namespace poslab::cli {
+
+namespace {
+// Training lengths that suit each task when the user gives none.
+long long defaultTrainLength(const std::string& task) {
+  if (task == "byte-lm") return 128;
+  if (task == "kv-retrieval") return 64;
+  return 64;
+}
+}  // namespace
+
+std::vector<long long> parseLengthList(const std::string& text, const std::string& what) {
+  std::vector<long long> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (*end != '\0' || v <= 0)
+      throw InvalidArgument(what + " '" + text + "' is not a list of positive integers",
+                            "for example 64,256,1024");
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<std::string> parseNameList(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
+  cmd->add_option("--task", o.task,
+                  "indirect-indexing, kernel-lm, kv-retrieval, sector-teacher, byte-lm");
+  cmd->add_option("--task-set", o.taskSets, "task option NAME=VALUE (repeatable), e.g. alphabet=64");
+  cmd->add_option("--kernel", o.kernel, "kernel-lm target kernel / sector-teacher teacher name");
+  cmd->add_option("--text", o.text, "byte-lm: a UTF-8 text file (default: the fortunes corpus)");
+  cmd->add_option("--train-length", o.trainLength, "training sequence length T");
+  cmd->add_option("--steps", o.steps, "optimisation steps")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "seed of weights and data")->capture_default_str();
+  cmd->add_option("--eval-lengths", o.evalLengths, "comma-separated evaluation lengths");
+  cmd->add_option("--eval-every", o.evalEvery, "evaluate every N steps (0: at the end)")->capture_default_str();
+  cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")->capture_default_str();
+  cmd->add_option("--lr", o.lr, "peak learning rate")->capture_default_str();
+  cmd->add_option("--batch", o.batch, "sequences per step")->capture_default_str();
+  cmd->add_option("--d-model", o.dModel, "residual width C")->capture_default_str();
+  cmd->add_option("--heads", o.heads, "attention heads H")->capture_default_str();
+  cmd->add_option("--layers", o.layers, "transformer blocks")->capture_default_str();
+  cmd->add_option("--pin", o.pins, "hold a position parameter fixed: gamma, eta, gates, orders, coefficients, kappa, slope, delta");
+  cmd->add_option("--device", o.device, "auto, cpu or cuda")->capture_default_str();
+  cmd->add_option("--config", o.configFile, "start from a TrainConfig JSON (e.g. a run's config.json)");
+  addCommonOptions(cmd, o.common);
+}
+
+TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
+  TrainConfig c;
+  if (!o.configFile.empty()) {
+    std::ifstream in(o.configFile);
+    if (!in) throw InvalidArgument("cannot read --config " + o.configFile);
+    try {
+      c = nlohmann::json::parse(in).get<TrainConfig>();
+    } catch (const nlohmann::json::exception& e) {
+      throw InvalidArgument("--config " + o.configFile + " is malformed: " + e.what());
+    }
+  }
+  if (!o.task.empty()) c.task.id = o.task;
+  if (o.task.empty() && o.configFile.empty()) throw InvalidArgument("--task is required");
+  for (const auto& s : o.taskSets) {
+    auto [name, value] = parseAssignment(s);
+    c.task.options[name] = value;
+  }
+  if (!o.kernel.empty()) c.task.kernel = o.kernel;
+  else if (c.task.id == "sector-teacher" && o.configFile.empty()) c.task.kernel = "phase";
+  if (!o.text.empty()) c.task.textFile = o.text;
+  if (o.trainLength > 0) c.task.trainLength = o.trainLength;
+  else if (o.configFile.empty()) c.task.trainLength = defaultTrainLength(c.task.id);
+  c.model.family = family;
+  for (const auto& [k, v] : parseSets(o.common.sets)) c.model.familyParams[k] = v;
+  if (o.configFile.empty()) {
+    c.model.dModel = o.dModel;
+    c.model.heads = o.heads;
+    c.model.layers = o.layers;
+    c.optim.lr = o.lr;
+    c.optim.batch = o.batch;
+    c.run.steps = o.steps;
+    c.run.seed = o.seed;
+    c.run.evalEvery = o.evalEvery;
+    c.run.evalSequences = o.evalSequences;
+    c.run.device = o.device;
+  }
+  if (!o.pins.empty()) c.model.pinned = o.pins;
+  if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
+  c.validate();
+  return c;
+}
+
+}  // namespace poslab::cli

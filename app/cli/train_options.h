@@ -1,0 +1,40 @@
+// Options shared by `train` and `compare`, and how they become a TrainConfig.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_common.h"
+#include "train/train_config.h"
+
+namespace poslab::cli {
+
+struct TrainOptions {
+  CommonOptions common;           // --set (family parameters), --json
+  std::string task;
+  std::vector<std::string> taskSets;  // --task-set NAME=VALUE
+  std::string kernel;
+  std::string text;
+  long long trainLength = 0;      // 0: the task's default
+  long long steps = 500;
+  uint64_t seed = 0;
+  std::string evalLengths;        // "a,b,c"
+  long long evalEvery = 100;
+  long long evalSequences = 64;
+  double lr = 3e-3;
+  long long batch = 32;
+  long long dModel = 64, heads = 4, layers = 2;
+  std::vector<std::string> pins;
+  std::string device = "auto";
+  std::string configFile;         // a TrainConfig JSON to start from
+};
+
+void addTrainOptions(CLI::App* cmd, TrainOptions& o);
+// The config for one family (compare replaces model.family per run).
+TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family);
+std::vector<long long> parseLengthList(const std::string& text, const std::string& what);
+std::vector<std::string> parseNameList(const std::string& text);
+
+}  // namespace poslab::cli
