@@ -13,6 +13,7 @@ packages=(
   libcli11-dev          # poslab-cli's argument parsing
   libgtest-dev libgmock-dev  # tests
   python3               # the CLI tests read its JSON with python3
+  python3-torch         # the checkpoint round trip through torch.load, and the Python benchmark
   fortunes-min          # byte-lm's default corpus: English text in /usr/share/games/fortunes/
 )
 

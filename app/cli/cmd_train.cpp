@@ -86,11 +86,25 @@ void addTrainCommand(CLI::App& app) {
     r.seed = cfg.run.seed;
     r.eval = eval;
     r.position = trainer.positionParameters(0);
+    r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
     nlohmann::json doc = resultsJson(cfg.task.id, {r});
     doc["checkpoint"] = checkpoint;
     writeFileAtomically(dir + "/summary.json", [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
     if (o->t.common.json) return printJson(doc);
     printResultsTable({r}, makeTask(cfg.task)->hasAccuracy());
+    if (!r.position.empty()) {
+      std::cout << "\nlearned position parameters (layer 0):\n";
+      for (const auto& [name, values] : r.position) {
+        std::cout << "  " << name << ":";
+        for (double v : values) std::cout << " " << formatNumber(v, 4);
+        std::cout << "\n";
+      }
+    }
+    if (!r.pjLoo.empty()) {
+      std::cout << "\nleave-one-order-out (task-loss increase at T = " << cfg.task.trainLength << "):\n";
+      for (const auto& l : r.pjLoo)
+        std::cout << "  " << l.sector << l.order << ": " << formatNumber(l.lossIncrease, 4) << "\n";
+    }
     std::cout << "\nrun directory: " << dir << " (config.json, metrics.jsonl, checkpoint.pt)\n";
   });
 }

@@ -16,6 +16,11 @@ nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>
     if (!r.error.empty()) run["error"] = r.error;
     run["seconds"] = r.seconds;
     run["position"] = r.position;
+    if (!r.pjLoo.empty()) {
+      run["pj_loo"] = nlohmann::json::array();
+      for (const auto& l : r.pjLoo)
+        run["pj_loo"].push_back({{"sector", l.sector}, {"order", l.order}, {"loss_increase", l.lossIncrease}});
+    }
     for (const auto& e : r.eval) {
       run["eval"].push_back({{"length", e.length},
                              {"loss", e.loss},

@@ -56,6 +56,7 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")->capture_default_str();
   cmd->add_option("--lr", o.lr, "peak learning rate")->capture_default_str();
   cmd->add_option("--batch", o.batch, "sequences per step")->capture_default_str();
+  cmd->add_option("--position-lr", o.positionLr, "learning-rate multiplier of the position parameters")->capture_default_str();
   cmd->add_option("--d-model", o.dModel, "residual width C")->capture_default_str();
   cmd->add_option("--heads", o.heads, "attention heads H")->capture_default_str();
   cmd->add_option("--layers", o.layers, "transformer blocks")->capture_default_str();
@@ -95,6 +96,7 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
     c.model.layers = o.layers;
     c.optim.lr = o.lr;
     c.optim.batch = o.batch;
+    c.optim.positionLrScale = o.positionLr;
     c.run.steps = o.steps;
     c.run.seed = o.seed;
     c.run.evalEvery = o.evalEvery;

@@ -25,6 +25,7 @@ struct TrainOptions {
   long long evalSequences = 64;
   double lr = 3e-3;
   long long batch = 32;
+  double positionLr = 1;
   long long dModel = 64, heads = 4, layers = 2;
   std::vector<std::string> pins;
   std::string device = "auto";

@@ -48,6 +48,7 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
           }
           r.eval = trainer.evaluate(trainer.config().run.evalLengths);
           r.position = trainer.positionParameters(0);
+          r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
           r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
           if (!checkpointDir.empty()) {

@@ -10,6 +10,7 @@
 
 #include "train/snapshot.h"
 #include "train/train_config.h"
+#include "train/trainer.h"
 
 namespace poslab {
 
@@ -30,6 +31,7 @@ struct RunResult {
   std::string variant;                  // task variant (e.g. the teacher), empty if none
   std::vector<EvalResult> eval;
   std::map<std::string, std::vector<double>> position;  // learned position parameters, layer 0
+  std::vector<OrderLoo> pjLoo;          // PJ-bias: task-loss increase per zeroed order
   double seconds = 0;
   double tokensPerSecond = 0;
   std::string error;                    // non-empty if the run failed (diverged, bad config)

@@ -15,6 +15,7 @@ void TrainConfig::validate() const {
   positive("lr", optim.lr);
   positive("batch", static_cast<double>(optim.batch));
   positive("grad_clip", optim.gradClip);
+  positive("position_lr_scale", optim.positionLrScale);
   positive("train length", static_cast<double>(task.trainLength));
   if (optim.weightDecay < 0 || !std::isfinite(optim.weightDecay))
     throw InvalidArgument("weight_decay must be >= 0");
@@ -43,7 +44,7 @@ void from_json(const nlohmann::json& j, TaskConfig& c) {
 void to_json(nlohmann::json& j, const OptimConfig& c) {
   j = {{"lr", c.lr},         {"weight_decay", c.weightDecay}, {"beta1", c.beta1},
        {"beta2", c.beta2},   {"warmup", c.warmup},            {"min_lr_ratio", c.minLrRatio},
-       {"grad_clip", c.gradClip}, {"batch", c.batch}};
+       {"grad_clip", c.gradClip}, {"batch", c.batch}, {"position_lr_scale", c.positionLrScale}};
 }
 void from_json(const nlohmann::json& j, OptimConfig& c) {
   OptimConfig d;
@@ -55,6 +56,7 @@ void from_json(const nlohmann::json& j, OptimConfig& c) {
   c.minLrRatio = j.value("min_lr_ratio", d.minLrRatio);
   c.gradClip = j.value("grad_clip", d.gradClip);
   c.batch = j.value("batch", d.batch);
+  c.positionLrScale = j.value("position_lr_scale", d.positionLrScale);
 }
 void to_json(nlohmann::json& j, const RunConfig& c) {
   j = {{"seed", c.seed},

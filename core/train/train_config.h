@@ -23,6 +23,7 @@ struct OptimConfig {
   double minLrRatio = 0.1;     // final lr = minLrRatio * lr
   double gradClip = 1.0;       // global gradient-norm clip
   long long batch = 32;        // sequences per step
+  double positionLrScale = 1;  // position parameters (gamma, eta, gates, ...) train at lr * this
 };
 
 struct RunConfig {

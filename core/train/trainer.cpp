@@ -54,6 +54,7 @@ double learningRateAt(const OptimConfig& o, long long step, long long totalSteps
 struct Trainer::State {
   TrainConfig cfg;
   std::unique_ptr<Task> task;
+  std::unique_ptr<Task> evalTask;  // the same task; for text, the held-out split
   torch::Device device{torch::kCPU};
   TinyTransformer model{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer;
@@ -86,11 +87,14 @@ struct Trainer::State {
   void build() {
     cfg.validate();
     task = makeTask(cfg.task);
+    TaskConfig evalCfg = cfg.task;
+    if (cfg.task.id == "byte-lm") evalCfg.options["split"] = 1;  // evaluate on held-out text
+    evalTask = makeTask(evalCfg);
     cfg.model.vocab = task->vocabSize();
     cfg.task.headDim = cfg.model.headDim();
     if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
     for (long long L : cfg.run.evalLengths) {
-      if (L < task->minLength() || L > task->maxLength())
+      if (L < evalTask->minLength() || L > evalTask->maxLength())
         throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
                                   task->id() + " can generate",
                               "allowed [" + std::to_string(task->minLength()) + ", " +
@@ -105,11 +109,14 @@ struct Trainer::State {
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
     model->to(device);
-    std::vector<torch::Tensor> decay, noDecay;
-    std::vector<std::string> decayNames, noDecayNames;
+    // Groups: 0 matrices (decayed), 1 norms and biases, 2 position parameters (lr scaled).
+    std::vector<torch::Tensor> decay, noDecay, position;
+    std::vector<std::string> decayNames, noDecayNames, positionNames;
     for (const auto& p : model->named_parameters()) {
-      const bool isPosition = p.key().find("position") != std::string::npos;
-      if (p.value().dim() == 2 && !isPosition) {
+      if (p.key().find("position") != std::string::npos) {
+        position.push_back(p.value());
+        positionNames.push_back(p.key());
+      } else if (p.value().dim() == 2) {
         decay.push_back(p.value());
         decayNames.push_back(p.key());
       } else {
@@ -119,6 +126,7 @@ struct Trainer::State {
     }
     paramNames = decayNames;
     paramNames.insert(paramNames.end(), noDecayNames.begin(), noDecayNames.end());
+    paramNames.insert(paramNames.end(), positionNames.begin(), positionNames.end());
     auto opts = torch::optim::AdamWOptions(cfg.optim.lr)
                     .betas({cfg.optim.beta1, cfg.optim.beta2})
                     .weight_decay(cfg.optim.weightDecay);
@@ -127,6 +135,7 @@ struct Trainer::State {
     auto noDecayOpts = opts;
     noDecayOpts.weight_decay(0.0);
     groups.emplace_back(noDecay, std::make_unique<torch::optim::AdamWOptions>(noDecayOpts));
+    groups.emplace_back(position, std::make_unique<torch::optim::AdamWOptions>(noDecayOpts));
     optimizer = std::make_unique<torch::optim::AdamW>(groups, opts);
   }
 
@@ -189,8 +198,11 @@ Snapshot Trainer::step() {
                         "the weights are those before this step; lower the learning rate");
   }
   const double lr = learningRateAt(s.cfg.optim, s.step, s.cfg.run.steps);
-  for (auto& g : s.optimizer->param_groups())
-    static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+  auto& groups = s.optimizer->param_groups();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const double scale = g == 2 ? s.cfg.optim.positionLrScale : 1.0;
+    static_cast<torch::optim::AdamWOptions&>(groups[g].options()).lr(lr * scale);
+  }
   s.optimizer->step();
   ++s.step;
   const double seconds =
@@ -214,18 +226,18 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths)
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);
   std::vector<EvalResult> out;
   for (long long L : lengths) {
-    if (L < s.task->minLength() || L > s.task->maxLength()) {
+    if (L < s.evalTask->minLength() || L > s.evalTask->maxLength()) {
       throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
                                 s.task->id() + " can generate",
-                            "allowed [" + std::to_string(s.task->minLength()) + ", " +
-                                std::to_string(s.task->maxLength()) + "]");
+                            "allowed [" + std::to_string(s.evalTask->minLength()) + ", " +
+                                std::to_string(s.evalTask->maxLength()) + "]");
     }
     const long long bs = std::max<long long>(1, std::min(s.cfg.run.evalSequences,
                                                          s.cfg.run.evalTokensPerBatch / L));
     double lossSum = 0, lossCount = 0, hits = 0, answers = 0;
     for (long long done = 0, i = 0; done < s.cfg.run.evalSequences; done += bs, ++i) {
       const long long n = std::min(bs, s.cfg.run.evalSequences - done);
-      Batch b = s.toDevice(s.task->sample(n, L, batchSeed(s.cfg.run.seed, i, kEvalStream + L)));
+      Batch b = s.toDevice(s.evalTask->sample(n, L, batchSeed(s.cfg.run.seed, i, kEvalStream + L)));
       torch::Tensor logits = s.model->forward(b.tokens);
       const int64_t V = logits.size(-1);
       torch::Tensor tokLoss = torch::nn::functional::cross_entropy(
