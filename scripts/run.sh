@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and builds PosLab, then runs the main job. Until the desktop application lands this is
-# the headless demo: the kernel-probe table and one kernel CSV per family, written into out/.
+# the headless demo: the kernel-probe table, one kernel CSV per family, and a short training
+# comparison, written into out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh "$@"
@@ -13,5 +14,10 @@ for family in $("$cli" families --ids); do
   "$cli" kernel --family "$family" --lags 0:1024 --csv "out/kernels/$family.csv" > /dev/null
 done
 echo
+echo "Training stabilized Jordan-RoPE and RoPE on identical kernel-LM batches (about a minute):"
+"$cli" compare --task kernel-lm --families jordan-stabilized,rope --steps 150 \
+  --eval-lengths 64,256 --eval-sequences 128 --checkpoints out/checkpoints | tee out/compare.txt
+echo
 echo "Wrote out/probe.txt, out/probe.json and out/kernels/<family>.csv for $(ls out/kernels | wc -l) families."
+echo "and out/compare.txt with the checkpoints in out/checkpoints/."
 echo "Try: $cli families | less;  $cli kernel --family jordan-exact --set gamma=0.01 --lags 0:16"

@@ -90,16 +90,18 @@ at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Te
     }
     re = at::stack(outRe, -1);
     im = at::stack(outIm, -1);
-  } else {
-    re = re.clone();
-    im = im.clone();
   }
-  complexMul(re, im, c, s);
+  complexMul(re, im, c, s);  // builds new tensors: x itself is never written
   return joinGroup(re, im);
 }
 
 at::Tensor applyLayout(const JordanLayout& layout, const at::Tensor& x, const at::Tensor& pos,
                        bool query) {
+  // One group over the whole head (RoPE and most families): no copy into a clone.
+  if (layout.groups.size() == 1 && layout.groups[0].offset == 0 &&
+      layout.groups[0].dims() == layout.dim) {
+    return transformSide(layout.groups[0], x, pos, query);
+  }
   at::Tensor out = x.clone();
   for (const auto& g : layout.groups) {
     out.narrow(-1, g.offset, g.dims()).copy_(transformSide(g, x, pos, query));

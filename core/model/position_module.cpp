@@ -69,6 +69,12 @@ PositionModuleImpl::PositionModuleImpl(const ModelConfig& cfg, long long trainLe
     kind_ = Kind::Rotary;
     staticLayout_ = rotary->layout();
     const RotaryLearnables r = rotaryLearnables(id);
+    // A pure rotation (no decay, no shear, nothing learnable) can never overflow: skip the
+    // per-forward precision check.
+    isPureRotation_ = r.gammaGroup < 0 && r.etaGroup < 0;
+    for (const auto& g : staticLayout_.groups)
+      isPureRotation_ = isPureRotation_ && !g.gamma.ne(0).any().item<bool>() &&
+                        !g.shear.ne(0).any().item<bool>();
     etaMax_ = r.etaMax;
     shearPerEta_ = r.shearPerL ? 1.0 / params.get("L") : 1.0;
     if (r.gammaGroup >= 0 && !pinned_.count("gamma")) {
@@ -165,7 +171,7 @@ BlockScorer PositionModuleImpl::scorer(const at::Tensor& q, const at::Tensor& k,
   auto finish = [pos, H, this](at::Tensor s, double sc, int64_t q0, int64_t qn, int64_t k0,
                                int64_t kn) {
     at::Tensor qp = pos.narrow(0, q0, qn), kp = pos.narrow(0, k0, kn);
-    at::Tensor logits = s * sc;
+    at::Tensor logits = sc == 1.0 ? s : s * sc;
     if (kind_ == Kind::PjBias) {
       at::Tensor d = (qp.unsqueeze(1) - kp.unsqueeze(0)).to(s.scalar_type());
       logits = logits + pjBiasFromTensors(pjShape_, pjTensors(), d).unsqueeze(0);
@@ -180,15 +186,17 @@ BlockScorer PositionModuleImpl::scorer(const at::Tensor& q, const at::Tensor& k,
   if (kind_ == Kind::Rotary) {
     JordanLayout layout = currentLayout();
     bool factorized = allowFactorized && jordanHasFactorized(layout);
-    if (factorized) {
+    if (factorized && !isPureRotation_) {
       const int64_t maxPos = pos.numel() ? pos.max().item<int64_t>() : 0;
       factorized = jordanPrecision(layout, maxPos, q.scalar_type() != at::kDouble).ok;
     }
     if (factorized) {
       FactorizedQK f = jordanFactorize(layout, q, k, pos, pos);
-      return [f, finish, scale](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
-        at::Tensor s = at::matmul(f.q.narrow(2, q0, qn), f.k.narrow(2, k0, kn).transpose(-1, -2));
-        return finish(s, scale, q0, qn, k0, kn);
+      at::Tensor fq = f.q * scale;  // scale the (T, hs) side, not the (T, T) scores
+      at::Tensor fk = f.k;
+      return [fq, fk, finish](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
+        at::Tensor s = at::matmul(fq.narrow(2, q0, qn), fk.narrow(2, k0, kn).transpose(-1, -2));
+        return finish(s, 1.0, q0, qn, k0, kn);
       };
     }
     return [layout, q, k, pos, finish, scale](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
@@ -202,9 +210,10 @@ BlockScorer PositionModuleImpl::scorer(const at::Tensor& q, const at::Tensor& k,
     fq = popeTransform(q, pos, popeTheta_, at::Tensor());
     fk = popeTransform(k, pos, popeTheta_, delta_.clamp(-2 * M_PI, 0.0));
   }
-  return [fq, fk, finish, scale](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
+  fq = fq * scale;
+  return [fq, fk, finish](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
     at::Tensor s = at::matmul(fq.narrow(2, q0, qn), fk.narrow(2, k0, kn).transpose(-1, -2));
-    return finish(s, scale, q0, qn, k0, kn);
+    return finish(s, 1.0, q0, qn, k0, kn);
   };
 }
 

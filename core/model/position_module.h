@@ -59,6 +59,7 @@ class PositionModuleImpl : public torch::nn::Module {
   std::set<std::string> pinned_;
   // Rotary
   JordanLayout staticLayout_;
+  bool isPureRotation_ = false;
   int gammaGroup_ = -1, etaGroup_ = -1;
   double etaMax_ = 0.1, shearPerEta_ = 1.0;
   torch::Tensor gammaRaw_, etaRaw_, gammaMask_;

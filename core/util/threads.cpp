@@ -1,11 +1,27 @@
 #include "util/threads.h"
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <thread>
 
 namespace poslab {
+
+namespace {
+// Debian's torch calls BLAS from inside its own intra-op threads; an OpenBLAS that also starts one
+// thread per core oversubscribes the machine (measured: 2 torch x 2 OpenBLAS threads on 2 cores
+// train 3x slower than 2 x 1). Pin OpenBLAS to one thread when it is the loaded BLAS.
+void limitBlasThreads() {
+  using SetThreads = void (*)(int);
+  for (const char* symbol : {"openblas_set_num_threads", "goto_set_num_threads"}) {
+    if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, symbol))) {
+      fn(1);
+      return;
+    }
+  }
+}
+}  // namespace
 
 int configureThreads() {
   int n = static_cast<int>(std::thread::hardware_concurrency());
@@ -14,6 +30,7 @@ int configureThreads() {
     if (requested > 0) n = requested;
   }
   if (n < 1) n = 1;
+  limitBlasThreads();
   at::set_num_threads(n);
   return n;
 }
