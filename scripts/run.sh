@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Sets up and builds PosLab, then runs the main job. Until the desktop application lands this is
-# the headless demo: the kernel-probe table, one kernel CSV per family, and a short training
-# comparison, written into out/.
+# Sets up and builds PosLab, then runs the main job: the desktop application when there is a
+# display; otherwise the headless demo (the kernel-probe table, one kernel CSV per family, and a
+# short training comparison, written into out/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh "$@"
+
+# With a display, the desktop application; without one (a server, CI), the headless demo below.
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/app/poslab ]; then
+  exec build/app/poslab
+fi
+echo "No display: running the headless demo (the desktop application needs DISPLAY)."
 
 cli=build/app/poslab-cli
 mkdir -p out/kernels

@@ -7,7 +7,7 @@
 //   1  softmax(4 K) attention: score = sum_d softmax_d(4 K(d)) x_{T-1-d}, softmax over d = 1..T-1
 // target at T-1: 1[score > 0] (an exact tie, |score| <= 1e-12 sum_d |weight_d|, gives 0); -1
 // elsewhere; answer true only at T-1. T in [2, 2^20].
-// Options: omega (default 2 pi * 4 / trainLength), teacher (0 or 1).
+// Options: omega (default 2 pi * 4 / L), teacher (0 or 1), L (default trainLength).
 #include "tasks/sector_teacher.h"
 
 #include <ATen/ATen.h>
@@ -41,10 +41,13 @@ class SectorTeacherTask : public Task {
     if (config.trainLength < 2)
       throw InvalidArgument("sector-teacher: trainLength " + std::to_string(config.trainLength) +
                             " must be at least 2 (the kernel is normalised over lags 1..L-1)");
-    L_ = static_cast<double>(config.trainLength);
+    // The kernels' context scale L defaults to the training length; a smaller L makes the
+    // window reach past it, where the light-cone chart's log-compressed phase differs from FJ's.
     const TaskOptions opts("sector-teacher", config.options,
-                           {{"omega", 2 * M_PI * kPeriods / L_}, {"teacher", 0}});
-    omega_ = opts.get("omega");
+                           {{"omega", -1}, {"teacher", 0}, {"L", static_cast<double>(config.trainLength)}});
+    L_ = opts.get("L");
+    if (!(L_ >= 1)) throw InvalidArgument("sector-teacher: option L must be >= 1");
+    omega_ = opts.get("omega") < 0 ? 2 * M_PI * kPeriods / L_ : opts.get("omega");
     softmax_ = opts.getInt("teacher", 0, 1) == 1;
     double ss = 0;
     for (long long d = 1; d < config.trainLength; ++d) {

@@ -1,0 +1,174 @@
+// The explorer window, offscreen: every view plots for a couple of families; moving a parameter
+// changes the plotted data as the family's formula says; an invalid combination shows an error
+// and leaves the previous plot alone.
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include <cmath>
+
+#include "explorer/attention_view.h"
+#include "explorer/diagnostics_view.h"
+#include "explorer/explorer_controller.h"
+#include "explorer/kernel_view.h"
+#include "explorer/norms_view.h"
+#include "explorer/parameter_panel.h"
+#include "explorer/probe_view.h"
+#include "main_window.h"
+
+using namespace poslab::ui;
+
+namespace {
+constexpr int kWaitMs = 60000;  // generous: the CI machine may be busy compiling
+
+// The value a graph plots at exactly `key`; NaN when it has no such point.
+double valueAt(const QCPGraph* g, double key) {
+  auto it = g->data()->findBegin(key, false);
+  if (it == g->data()->constEnd() || it->key != key) return std::nan("");
+  return it->value;
+}
+}  // namespace
+
+class TestExplorer : public QObject {
+  Q_OBJECT
+
+  MainWindow* window_ = nullptr;
+
+  // Waits until the view shows the current parameters (or reported an error for them).
+  void settle(ExplorerView view) {
+    ExplorerController* c = window_->controller();
+    QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
+  }
+  void select(const char* family, WindowView view) {
+    QVERIFY(window_->parameters()->setFamily(family));
+    window_->showView(view);
+  }
+
+ private Q_SLOTS:
+  void init() {
+    window_ = new MainWindow;
+    window_->show();
+  }
+  void cleanup() {
+    delete window_;
+    window_ = nullptr;
+  }
+
+  void kernelViewPlotsBasisAndKernel_data() {
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<QString>("basisName");
+    QTest::newRow("jordan-exact") << "jordan-exact" << "d*exp*cos";
+    QTest::newRow("rope") << "rope" << "cos_0";
+    QTest::newRow("alibi") << "alibi" << "bias_h1";
+  }
+  void kernelViewPlotsBasisAndKernel() {
+    QFETCH(QString, family);
+    QFETCH(QString, basisName);
+    select(family.toUtf8().constData(), WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    KernelView* v = window_->kernelView();
+    QVERIFY(window_->controller()->lastError().isEmpty());
+    QVERIFY(v->kernelGraph());
+    QCOMPARE(v->kernelGraph()->dataCount(), 256);  // the default lag count
+    QVERIFY(v->basisGraph(basisName));
+    QCOMPARE(v->basisGraph(basisName)->dataCount(), 256);
+  }
+
+  // Damped RoPE (SPEC 1.x): the exp*cos basis function is e^(-gamma d) cos(omega d).
+  void dampedRopeGammaChangesBasisAsFormulaSays() {
+    select("damped-rope", WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    auto* gamma = window_->parameters()->findChild<QDoubleSpinBox*>("param_gamma");
+    QVERIFY(gamma);
+    gamma->setValue(0.05);  // as a user typing 0.05 and pressing Enter
+    settle(ExplorerView::Kernel);
+    const double omega = window_->parameters()->values().at("omega");
+    const QCPGraph* g = window_->kernelView()->basisGraph("exp*cos");
+    QVERIFY(g);
+    const double expected = std::exp(-0.05 * 20) * std::cos(omega * 20);
+    QVERIFY(std::abs(valueAt(g, 20) - expected) < 1e-9);
+  }
+
+  // Moving the slider reaches the same value path (log slider for gamma: its left end is 0).
+  void gammaSliderLeftEndIsZeroDecay() {
+    select("damped-rope", WindowView::Kernel);
+    auto* slider = window_->parameters()->findChild<QSlider*>("slider_gamma");
+    QVERIFY(slider);
+    slider->setValue(0);
+    QCOMPARE(window_->parameters()->values().at("gamma"), 0.0);
+    settle(ExplorerView::Kernel);
+    const double omega = window_->parameters()->values().at("omega");
+    const QCPGraph* g = window_->kernelView()->basisGraph("exp*cos");
+    QVERIFY(std::abs(valueAt(g, 100) - std::cos(omega * 100)) < 1e-12);
+  }
+
+  // head_dim = 15 cannot be rotated in pairs: core says so; the last good plot stays.
+  void invalidParameterShowsErrorAndKeepsPlot() {
+    select("rope", WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    const QCPGraph* kernel = window_->kernelView()->kernelGraph();
+    QVERIFY(kernel);
+    const double before = valueAt(kernel, 10);
+    auto* headDim = window_->parameters()->findChild<QSpinBox*>("param_head_dim");
+    QVERIFY(headDim);
+    headDim->setValue(15);
+    settle(ExplorerView::Kernel);
+    QVERIFY(!window_->errorLabel()->isHidden());
+    QVERIFY2(window_->errorLabel()->text().contains("head_dim"), qPrintable(window_->errorLabel()->text()));
+    QCOMPARE(window_->kernelView()->kernelGraph(), kernel);  // same graph object, same data
+    QCOMPARE(valueAt(kernel, 10), before);
+    headDim->setValue(16);
+    settle(ExplorerView::Kernel);
+    QVERIFY(window_->errorLabel()->isHidden());
+  }
+
+  void attentionMapIsToeplitzOnlyForRelativeFamilies() {
+    select("alibi", WindowView::Attention);
+    settle(ExplorerView::Attention);
+    QCPColorMapData* data = window_->attentionView()->colorMap()->data();
+    QCOMPARE(data->keySize(), 128);
+    QVERIFY(data->cell(0, 10) > 0);  // query 10 attends to key 0
+    QVERIFY(window_->attentionView()->toeplitzText().contains("Toeplitz logits"));
+    select("jordan-stabilized-abs", WindowView::Attention);
+    settle(ExplorerView::Attention);
+    QVERIFY2(window_->attentionView()->toeplitzText().contains("not Toeplitz"),
+             qPrintable(window_->attentionView()->toeplitzText()));
+  }
+
+  void normsViewPlotsProfile() {
+    for (const char* family : {"jordan-exact", "rope"}) {
+      select(family, WindowView::Norms);
+      settle(ExplorerView::Norms);
+      const auto& g = window_->normsView()->graphs();
+      QVERIFY(g.query->dataCount() > 20);
+      QCOMPARE(g.key->dataCount(), g.query->dataCount());
+      QCOMPARE(g.logitScale->dataCount(), g.query->dataCount());
+      QVERIFY(window_->normsView()->precisionText().contains("float32"));
+    }
+  }
+
+  void probeViewFitsTheDefaultSet() {
+    select("jordan-exact", WindowView::Probe);
+    settle(ExplorerView::Probe);
+    ProbeView* v = window_->probeView();
+    QCOMPARE(v->table()->rowCount(), 6);  // the paper's six families
+    QCOMPARE(v->table()->item(0, 0)->text(), QString("jordan-exact"));  // best fit of mixed_raw
+    QVERIFY(v->graphs().target->dataCount() > 100);
+    QCOMPARE(v->graphs().fitted.size(), size_t(6));
+  }
+
+  void diagnosticsViewShowsBars() {
+    select("pj-bias", WindowView::Diagnostics);
+    settle(ExplorerView::Diagnostics);
+    const auto& b = window_->diagnosticsView()->bars();
+    QVERIFY(b.massShare->dataCount() >= 3);
+    QCOMPARE(b.energy->dataCount(), b.massShare->dataCount());
+    QCOMPARE(b.loo->dataCount(), b.massShare->dataCount());
+  }
+};
+
+QTEST_MAIN(TestExplorer)
+#include "test_explorer.moc"

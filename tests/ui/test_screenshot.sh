@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `poslab --screenshot`: writes a real PNG of the kernel view; bad family / parameter exit 2
+# with a message naming the problem.
+set -euo pipefail
+gui=${POSLAB_GUI:?set POSLAB_GUI to the poslab executable}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$gui" --screenshot "$tmp/kernel.png" --view kernel --family jordan-exact
+[ -f "$tmp/kernel.png" ] || { echo "no PNG written"; exit 1; }
+size=$(stat -c %s "$tmp/kernel.png")
+# A 1400x860 window with plots and text compresses to tens of kB; a blank one to a few.
+[ "$size" -gt 20000 ] || { echo "PNG is only $size bytes"; exit 1; }
+[ "$(head -c 8 "$tmp/kernel.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] ||
+  { echo "not a PNG"; exit 1; }
+
+expect_error() {  # expect_error PATTERN ARGS...: exit 2 and PATTERN on stderr
+  local pattern=$1; shift
+  set +e
+  "$gui" "$@" 2>"$tmp/err"
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || { echo "exit $rc for $*"; exit 1; }
+  grep -q "$pattern" "$tmp/err" || { echo "stderr for $* lacks '$pattern':"; cat "$tmp/err"; exit 1; }
+}
+expect_error "unknown family" --screenshot "$tmp/x.png" --family no-such-family
+expect_error "no parameter 'zeta'" --screenshot "$tmp/x.png" --family rope --set zeta=1
+expect_error "head_dim = 15" --screenshot "$tmp/x.png" --family rope --set head_dim=15
+expect_error "unknown --view" --screenshot "$tmp/x.png" --view nope
+[ ! -e "$tmp/x.png" ] || { echo "a failed request wrote a file"; exit 1; }
+"$gui" --help | grep -q -- "--screenshot" || { echo "--help lacks --screenshot"; exit 1; }
+echo "screenshot tests passed"

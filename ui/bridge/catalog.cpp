@@ -1,0 +1,42 @@
+// Bridge TU: includes core headers that pull ATen.
+#include "bridge/catalog.h"
+
+#include <exception>
+
+#include "analysis/kernel_probe.h"
+#include "encodings/registry.h"
+#include "tasks/lag_kernels.h"
+#include "tasks/task.h"
+
+namespace poslab::ui {
+
+const std::vector<FamilyDescription>& familyCatalog() {
+  static const std::vector<FamilyDescription> catalog = [] {
+    std::vector<FamilyDescription> out;
+    for (const FamilyInfo* f : allFamilies())
+      out.push_back({f->id, f->title, f->formula, f->summary, f->params});
+    return out;
+  }();
+  return catalog;
+}
+
+const FamilyDescription* findFamily(const std::string& id) {
+  for (const auto& f : familyCatalog())
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params) {
+  try {
+    makeEncoding(id, params);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+std::vector<std::string> trainingTaskIds() { return taskIds(); }
+std::vector<std::string> probeTargetNames() { return lagKernelNames(); }
+std::vector<std::string> defaultProbeFamilyIds() { return defaultProbeFamilies(); }
+
+}  // namespace poslab::ui

@@ -1,0 +1,100 @@
+// Value types between the explorer window and its worker thread: one request (family, parameter
+// values, the view's settings) and one result per view. Plain data, copied across threads.
+#pragma once
+
+#include <QMetaType>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/kernel_probe.h"  // ProbeReport: plain data, no torch
+#include "encodings/lag_basis.h"    // LagBasis: plain data, no torch
+
+namespace poslab::ui {
+
+enum class ExplorerView { Kernel, Attention, Norms, Probe, Diagnostics };
+
+struct KernelSettings {
+  long long lagCount = 256;  // lags first..first+lagCount-1
+  bool logLag = false;       // log lag axis: lags start at 1 (log 0 is undefined)
+};
+struct AttentionSettings {
+  long long T = 128;   // map is T x T
+  long long head = 1;  // 1..H
+};
+struct NormsSettings {
+  long long maxPos = 32768;  // grid 0..maxPos, log-spaced
+};
+struct ProbeSettingsUi {
+  std::string target = "mixed_raw";
+  bool familyOnly = false;  // false: the paper's default set; true: the current family alone
+};
+struct DiagnosticsSettings {
+  std::string target = "mixed_raw";
+};
+
+struct ExplorerRequest {
+  long long id = 0;  // increasing; results of older ids are stale
+  ExplorerView view = ExplorerView::Kernel;
+  std::string family;
+  std::map<std::string, double> params;     // every parameter of the family (panel values)
+  std::map<std::string, double> overrides;  // only those that differ from the defaults
+  KernelSettings kernel;
+  AttentionSettings attention;
+  NormsSettings norms;
+  ProbeSettingsUi probe;
+  DiagnosticsSettings diagnostics;
+};
+
+struct AttentionResult {
+  long long T = 0;
+  long long head = 1;   // 1-based
+  long long heads = 1;  // heads the family distinguishes
+  std::vector<double> weights;  // T x T row-major, 0 above the diagonal
+  double toeplitzDeviation = 0;  // max |l(i,j) - l(i+1,j+1)|
+};
+
+struct PrecisionSummary {
+  bool ok = true;
+  long long firstBadPosition = -1;
+  std::string problem;  // "overflow", "underflow", "precision loss"
+  std::string detail;
+};
+
+struct NormsResult {
+  bool factorized = false;
+  std::vector<double> positions;  // as doubles for plotting
+  std::vector<double> log10QueryRatio, log10KeyRatio, logitScale;
+  PrecisionSummary float32, float64;
+};
+
+struct DiagnosticRow {
+  std::string sector;  // "FJ", "affine", "LC"
+  long long order = 0;
+  double massShare = 0, energy = 0, loo = 0;
+};
+struct DiagnosticsResult {
+  std::string target;
+  double omega = 0;      // the head's frequency (the target's)
+  double kernelMse = 0;  // of the fit
+  std::vector<DiagnosticRow> rows;
+};
+
+struct ExplorerResult {
+  long long id = 0;
+  ExplorerView view = ExplorerView::Kernel;
+  std::string family;
+  std::string error;  // non-empty: the computation failed; the other fields are empty
+  LagBasis kernel;
+  AttentionResult attention;
+  NormsResult norms;
+  ProbeReport probe;
+  DiagnosticsResult diagnostics;
+};
+
+}  // namespace poslab::ui
+
+Q_DECLARE_METATYPE(poslab::ui::ExplorerRequest)
+Q_DECLARE_METATYPE(poslab::ui::ExplorerResult)
+Q_DECLARE_METATYPE(poslab::ui::ExplorerView)

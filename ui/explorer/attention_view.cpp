@@ -1,0 +1,129 @@
+#include "explorer/attention_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plot_style.h"
+
+namespace poslab::ui {
+
+namespace {
+// Below this the logits are Toeplitz up to float64 rounding (as `poslab-cli attention` says).
+constexpr double kToeplitzTolerance = 1e-9;
+// A log colour scale spans this many decades below the largest weight: far rows spread their
+// mass over hundreds of keys, so on a linear scale everything but the diagonal looks the same.
+constexpr double kLogColorDecades = 4;
+}
+
+AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* controls = new QHBoxLayout;
+  T_ = new QComboBox(this);
+  T_->setObjectName("attentionT");
+  for (int t = 16; t <= 1024; t *= 2) T_->addItem(QString::number(t), t);
+  T_->setCurrentText("128");
+  head_ = new QSpinBox(this);
+  head_->setObjectName("attentionHead");
+  head_->setRange(1, 1);
+  head_->setToolTip(tr("head 1..H of multi-head families (ALiBi slopes, per-head frequencies)"));
+  logColor_ = new QCheckBox(tr("log colour scale"), this);
+  logColor_->setObjectName("logColor");
+  logColor_->setChecked(true);
+  toeplitz_ = new QLabel(this);
+  toeplitz_->setObjectName("toeplitz");
+  controls->addWidget(new QLabel(tr("T"), this));
+  controls->addWidget(T_);
+  controls->addWidget(new QLabel(tr("head"), this));
+  controls->addWidget(head_);
+  controls->addWidget(logColor_);
+  controls->addWidget(toeplitz_, 1);
+  layout->addLayout(controls);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName("attentionPlot");
+  stylePlot(plot_, tr("key position j"), tr("query position i"));
+  plot_->yAxis->setRangeReversed(true);  // matrix orientation: row 0 at the top
+  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  map_->setInterpolate(false);
+  scale_ = new QCPColorScale(plot_);
+  scale_->setType(QCPAxis::atRight);
+  scale_->axis()->setLabel(tr("attention weight softmax_j l(i, j)"));
+  plot_->plotLayout()->addElement(0, 1, scale_);
+  map_->setColorScale(scale_);
+  // Viridis (QCustomPlot 2.1 lacks it): perceptually uniform, readable in grey.
+  QCPColorGradient gradient;
+  gradient.setColorStopAt(0.0, QColor(68, 1, 84));
+  gradient.setColorStopAt(0.25, QColor(59, 82, 139));
+  gradient.setColorStopAt(0.5, QColor(33, 145, 140));
+  gradient.setColorStopAt(0.75, QColor(94, 201, 98));
+  gradient.setColorStopAt(1.0, QColor(253, 231, 37));
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // above the diagonal (j > i)
+  map_->setGradient(gradient);
+  auto* margins = new QCPMarginGroup(plot_);
+  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  layout->addWidget(plot_, 1);
+
+  connect(T_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
+  connect(head_, &QSpinBox::valueChanged, this, [this] { Q_EMIT settingsChanged(); });
+  connect(logColor_, &QCheckBox::toggled, this, [this] { render(); });
+}
+
+void AttentionView::fillRequest(ExplorerRequest& request) const {
+  request.attention.T = T_->currentData().toLongLong();
+  request.attention.head = head_->value();
+}
+
+QString AttentionView::toeplitzText() const { return toeplitz_->text(); }
+
+void AttentionView::showResult(const ExplorerResult& result) {
+  const AttentionResult& a = result.attention;
+  {
+    const QSignalBlocker block(head_);  // the family's head count is not a user change
+    head_->setRange(1, static_cast<int>(a.heads));
+    head_->setValue(static_cast<int>(a.head));
+    head_->setEnabled(a.heads > 1);
+  }
+  last_ = a;
+  render();
+  const bool toeplitz = a.toeplitzDeviation < kToeplitzTolerance;
+  toeplitz_->setText(
+      tr("max |l(i,j) − l(i+1,j+1)| = %1: %2")
+          .arg(a.toeplitzDeviation, 0, 'g', 3)
+          .arg(toeplitz ? tr("Toeplitz logits (depend on the lag only)")
+                        : tr("not Toeplitz (depend on absolute positions)")));
+}
+
+void AttentionView::render() {
+  const AttentionResult& a = last_;
+  const int T = static_cast<int>(a.T);
+  if (T == 0) return;
+  map_->data()->setSize(T, T);
+  map_->data()->setRange(QCPRange(0, T - 1), QCPRange(0, T - 1));
+  double largest = 0;
+  for (int i = 0; i < T; ++i) {
+    for (int j = 0; j < T; ++j) {
+      const double w = a.weights[static_cast<size_t>(i) * T + j];
+      map_->data()->setCell(j, i, j > i ? std::nan("") : w);  // j > i: masked, transparent
+      if (j <= i) largest = std::max(largest, w);
+    }
+  }
+  const bool log = logColor_->isChecked() && largest > 0;
+  map_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  setLogAxis(scale_->axis(), log);
+  if (log) map_->setDataRange(QCPRange(largest * std::pow(10.0, -kLogColorDecades), largest));
+  else map_->rescaleDataRange(true);
+  plot_->rescaleAxes();
+  plot_->replot();
+}
+
+}  // namespace poslab::ui

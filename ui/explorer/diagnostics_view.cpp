@@ -1,0 +1,99 @@
+#include "explorer/diagnostics_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "bridge/catalog.h"
+#include "plot_style.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr double kBarWidth = 0.26;  // three bars per tick, in key units
+}
+
+DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* controls = new QHBoxLayout;
+  target_ = new QComboBox(this);
+  target_->setObjectName("diagnosticsTarget");
+  for (const auto& name : probeTargetNames()) target_->addItem(QString::fromStdString(name));
+  summary_ = new QLabel(this);
+  summary_->setObjectName("diagnosticsSummary");
+  summary_->setWordWrap(true);
+  controls->addWidget(new QLabel(tr("target"), this));
+  controls->addWidget(target_);
+  controls->addWidget(summary_, 1);
+  layout->addLayout(controls);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName("diagnosticsPlot");
+  stylePlot(plot_, tr("sector and jet order"), tr("mass share, energy"));
+  plot_->setInteractions({});
+  plot_->yAxis2->setVisible(true);
+  plot_->yAxis2->setLabel(tr("leave-one-out ΔMSE"));
+  auto* group = new QCPBarsGroup(plot_);
+  auto makeBars = [&](QCPAxis* valueAxis, const QString& name, int color) {
+    auto* b = new QCPBars(plot_->xAxis, valueAxis);
+    b->setName(name);
+    b->setWidth(kBarWidth);
+    b->setPen(Qt::NoPen);
+    b->setBrush(seriesColor(color));
+    b->setBarsGroup(group);
+    return b;
+  };
+  bars_.massShare = makeBars(plot_->yAxis, tr("mass share"), 0);
+  bars_.energy = makeBars(plot_->yAxis, tr("energy ‖C‖/‖ΣC‖"), 1);
+  bars_.loo = makeBars(plot_->yAxis2, tr("LOO ΔMSE (right axis)"), 2);
+  plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  layout->addWidget(plot_, 1);
+
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
+}
+
+void DiagnosticsView::fillRequest(ExplorerRequest& request) const {
+  request.diagnostics.target = target_->currentText().toStdString();
+}
+
+void DiagnosticsView::showResult(const ExplorerResult& result) {
+  const DiagnosticsResult& d = result.diagnostics;
+  QVector<double> keys, share, energy, loo;
+  auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+  for (size_t i = 0; i < d.rows.size(); ++i) {
+    const auto& r = d.rows[i];
+    const double key = static_cast<double>(i + 1);
+    keys.push_back(key);
+    share.push_back(r.massShare);
+    energy.push_back(r.energy);
+    loo.push_back(r.loo);
+    const QString sector = QString::fromStdString(r.sector);
+    ticker->addTick(key, r.sector == "affine" ? sector : QStringLiteral("%1 r=%2").arg(sector).arg(r.order));
+  }
+  plot_->xAxis->setTicker(ticker);
+  plot_->xAxis->setTickLabelRotation(-30);
+  bars_.massShare->setData(keys, share, true);
+  bars_.energy->setData(keys, energy, true);
+  bars_.loo->setData(keys, loo, true);
+  plot_->xAxis->setRange(0.3, static_cast<double>(d.rows.size()) + 0.7);
+  plot_->yAxis->rescale();
+  plot_->yAxis2->rescale();
+  // Bars start at 0; keep 0 inside both value ranges and leave headroom for the legend.
+  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) {
+    QCPRange r = axis->range();
+    r.lower = std::min(r.lower, 0.0);
+    r.upper = std::max(r.upper, 0.0);
+    r.upper += 0.35 * (r.upper - r.lower);
+    axis->setRange(r);
+  }
+  summary_->setText(tr("PJ-bias head fitted to %1 at ω = %2 rad/position: fit MSE %3")
+                        .arg(QString::fromStdString(d.target))
+                        .arg(d.omega, 0, 'g', 4)
+                        .arg(d.kernelMse, 0, 'g', 4));
+  plot_->replot();
+}
+
+}  // namespace poslab::ui

@@ -1,0 +1,47 @@
+// Tab (c): feature norms of the factorized form vs position (log10 of ||q'||/||q|| and
+// ||k'||/||k||) and the logit scale, on a log position axis, with a marker where float32 fails.
+#pragma once
+
+#include <QWidget>
+
+#include "bridge/explorer_types.h"
+
+class QComboBox;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCustomPlot;
+class QLabel;
+
+namespace poslab::ui {
+
+class NormsView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit NormsView(QWidget* parent = nullptr);
+
+  void fillRequest(ExplorerRequest& request) const;
+  void showResult(const ExplorerResult& result);
+
+  QCustomPlot* plot() const { return plot_; }
+  struct Graphs {
+    QCPGraph* query = nullptr;       // log10 ||q'||/||q||, left axis
+    QCPGraph* key = nullptr;         // log10 ||k'||/||k||, left axis
+    QCPGraph* logitScale = nullptr;  // max_j |l(p, j)|, right log axis
+  };
+  const Graphs& graphs() const { return graphs_; }
+  QString precisionText() const;
+
+ Q_SIGNALS:
+  void settingsChanged();
+
+ private:
+  QComboBox* maxPos_ = nullptr;
+  QLabel* precision_ = nullptr;
+  QCustomPlot* plot_ = nullptr;
+  Graphs graphs_;
+  QCPItemStraightLine* float32Line_ = nullptr;
+  QCPItemText* float32Label_ = nullptr;
+};
+
+}  // namespace poslab::ui

@@ -1,0 +1,93 @@
+#include "explorer/probe_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "bridge/catalog.h"
+#include "plot_style.h"
+
+namespace poslab::ui {
+
+ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* controls = new QHBoxLayout;
+  target_ = new QComboBox(this);
+  target_->setObjectName("probeTarget");
+  for (const auto& name : probeTargetNames()) target_->addItem(QString::fromStdString(name));
+  set_ = new QComboBox(this);
+  set_->setObjectName("probeSet");
+  set_->addItem(tr("paper's families"));
+  set_->addItem(tr("this family only"));
+  set_->setToolTip(tr("Parameters you changed apply to every family that has them"));
+  controls->addWidget(new QLabel(tr("target"), this));
+  controls->addWidget(target_);
+  controls->addWidget(new QLabel(tr("families"), this));
+  controls->addWidget(set_);
+  controls->addStretch(1);
+  layout->addLayout(controls);
+
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  plot_ = new QCustomPlot(split);
+  plot_->setObjectName("probePlot");
+  stylePlot(plot_, tr("lag d"), tr("K(d) and least-squares fits"));
+  placeLegendRight(plot_);
+  table_ = new QTableWidget(0, 4, split);
+  table_->setObjectName("probeTable");
+  table_->setHorizontalHeaderLabels({tr("family"), tr("MSE"), tr("basis"), tr("rank")});
+  table_->verticalHeader()->setVisible(false);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  split->addWidget(plot_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+
+  connect(target_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
+  connect(set_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
+}
+
+void ProbeView::fillRequest(ExplorerRequest& request) const {
+  request.probe.target = target_->currentText().toStdString();
+  request.probe.familyOnly = set_->currentIndex() == 1;
+}
+
+void ProbeView::showResult(const ExplorerResult& result) {
+  const ProbeReport& p = result.probe;
+  plot_->clearGraphs();
+  graphs_ = Graphs{};
+  const QVector<double> lags(p.lags.begin(), p.lags.end());
+  int color = 0;
+  for (const auto& r : p.results) {
+    QCPGraph* g = plot_->addGraph();
+    const QString id = QString::fromStdString(r.family);
+    g->setName(id);
+    g->setPen(QPen(seriesColor(color++), 1.5));
+    g->setData(lags, QVector<double>(r.fitted.begin(), r.fitted.end()), true);
+    graphs_.fitted[id] = g;
+  }
+  graphs_.target = plot_->addGraph();  // last: drawn on top
+  graphs_.target->setName(tr("target %1").arg(QString::fromStdString(p.target)));
+  graphs_.target->setPen(QPen(Qt::black, 3, Qt::DotLine));
+  graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()), true);
+  plot_->rescaleAxes();
+  plot_->yAxis->scaleRange(1.08);
+  plot_->replot();
+
+  table_->setRowCount(static_cast<int>(p.results.size()));
+  for (int row = 0; row < static_cast<int>(p.results.size()); ++row) {
+    const auto& r = p.results[static_cast<size_t>(row)];
+    table_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(r.family)));
+    table_->setItem(row, 1, new QTableWidgetItem(QString::number(r.mse, 'g', 4)));
+    table_->setItem(row, 2, new QTableWidgetItem(QString::number(r.basisSize)));
+    table_->setItem(row, 3, new QTableWidgetItem(QString::number(r.rank)));
+  }
+}
+
+}  // namespace poslab::ui

@@ -1,0 +1,104 @@
+#include "main_window.h"
+
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "explorer/attention_view.h"
+#include "explorer/diagnostics_view.h"
+#include "explorer/explorer_controller.h"
+#include "explorer/formula_panel.h"
+#include "explorer/kernel_view.h"
+#include "explorer/norms_view.h"
+#include "explorer/parameter_panel.h"
+#include "explorer/probe_view.h"
+#include "training/training_panel.h"
+
+namespace poslab::ui {
+
+namespace {
+const char* const kViewNames[] = {"kernel", "attention", "norms", "probe", "diagnostics", "training"};
+constexpr int kStatusMs = 8000;  // how long a training message stays in the status bar
+}  // namespace
+
+std::optional<WindowView> parseWindowView(const QString& name) {
+  for (int i = 0; i < 6; ++i)
+    if (name == kViewNames[i]) return static_cast<WindowView>(i);
+  return std::nullopt;
+}
+
+QString windowViewNames() {
+  QStringList names;
+  for (const char* n : kViewNames) names << n;
+  return names.join('|');
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("PosLab — relative positional encodings"));
+  auto* split = new QSplitter(Qt::Horizontal, this);
+
+  auto* left = new QSplitter(Qt::Vertical, split);
+  auto* scroll = new QScrollArea(left);
+  scroll->setWidgetResizable(true);
+  parameters_ = new ParameterPanel(scroll);
+  scroll->setWidget(parameters_);
+  formula_ = new FormulaPanel(left);
+  left->addWidget(scroll);
+  left->addWidget(formula_);
+  left->setStretchFactor(0, 3);
+  left->setStretchFactor(1, 2);
+
+  auto* right = new QWidget(split);
+  auto* rightLayout = new QVBoxLayout(right);
+  rightLayout->setContentsMargins(0, 0, 0, 0);
+  error_ = new QLabel(right);
+  error_->setObjectName("errorLabel");
+  error_->setWordWrap(true);
+  error_->setStyleSheet("QLabel { color: #b00000; font-weight: bold; }");
+  error_->setVisible(false);
+  tabs_ = new QTabWidget(right);
+  kernel_ = new KernelView(tabs_);
+  attention_ = new AttentionView(tabs_);
+  norms_ = new NormsView(tabs_);
+  probe_ = new ProbeView(tabs_);
+  diagnostics_ = new DiagnosticsView(tabs_);
+  training_ = new TrainingPanel(tabs_);
+  tabs_->addTab(kernel_, tr("Kernel && basis"));
+  tabs_->addTab(attention_, tr("Attention map"));
+  tabs_->addTab(norms_, tr("Feature norms"));
+  tabs_->addTab(probe_, tr("Kernel probe"));
+  tabs_->addTab(diagnostics_, tr("PJ diagnostics"));
+  tabs_->addTab(training_, tr("Live training"));
+  rightLayout->addWidget(error_);
+  rightLayout->addWidget(tabs_, 1);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  split->setSizes({380, 1000});
+  setCentralWidget(split);
+
+  controller_ = new ExplorerController(
+      {parameters_, formula_, kernel_, attention_, norms_, probe_, diagnostics_, error_}, this);
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    const WindowView v = currentView();
+    controller_->setCurrentView(v == WindowView::Training
+                                    ? std::nullopt
+                                    : std::optional<ExplorerView>(static_cast<ExplorerView>(v)));
+  });
+  connect(training_, &TrainingPanel::statusMessage, this,
+          [this](const QString& m) { statusBar()->showMessage(m, kStatusMs); });
+  controller_->setCurrentView(ExplorerView::Kernel);
+  resize(1400, 860);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::showView(WindowView view) { tabs_->setCurrentIndex(static_cast<int>(view)); }
+
+WindowView MainWindow::currentView() const { return static_cast<WindowView>(tabs_->currentIndex()); }
+
+}  // namespace poslab::ui

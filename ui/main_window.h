@@ -1,0 +1,66 @@
+// The PosLab window: the parameter and formula panels on the left; on the right the explorer's
+// five views and the live-training tab, with a status label for computation errors.
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+
+#include <optional>
+
+#include "bridge/explorer_types.h"
+
+class QLabel;
+class QTabWidget;
+
+namespace poslab::ui {
+
+class ParameterPanel;
+class FormulaPanel;
+class KernelView;
+class AttentionView;
+class NormsView;
+class ProbeView;
+class DiagnosticsView;
+class ExplorerController;
+class TrainingPanel;
+
+// The window's tabs, in order.
+enum class WindowView { Kernel, Attention, Norms, Probe, Diagnostics, Training };
+// "kernel", "attention", "norms", "probe", "diagnostics", "training"; nullopt otherwise.
+std::optional<WindowView> parseWindowView(const QString& name);
+QString windowViewNames();  // "kernel|attention|..." for --help
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  void showView(WindowView view);
+  WindowView currentView() const;
+
+  ParameterPanel* parameters() const { return parameters_; }
+  KernelView* kernelView() const { return kernel_; }
+  AttentionView* attentionView() const { return attention_; }
+  NormsView* normsView() const { return norms_; }
+  ProbeView* probeView() const { return probe_; }
+  DiagnosticsView* diagnosticsView() const { return diagnostics_; }
+  TrainingPanel* trainingPanel() const { return training_; }
+  ExplorerController* controller() const { return controller_; }
+  QLabel* errorLabel() const { return error_; }
+
+ private:
+  ParameterPanel* parameters_ = nullptr;
+  FormulaPanel* formula_ = nullptr;
+  KernelView* kernel_ = nullptr;
+  AttentionView* attention_ = nullptr;
+  NormsView* norms_ = nullptr;
+  ProbeView* probe_ = nullptr;
+  DiagnosticsView* diagnostics_ = nullptr;
+  TrainingPanel* training_ = nullptr;
+  QLabel* error_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  ExplorerController* controller_ = nullptr;
+};
+
+}  // namespace poslab::ui

@@ -1,0 +1,85 @@
+#include "plot_style.h"
+
+#include <qcustomplot.h>
+
+namespace poslab::ui {
+
+namespace {
+// Below this upper/lower ratio a log axis has at most one power of ten: label plain numbers.
+constexpr double kMinDecadeRatio = 20;
+}
+
+QColor seriesColor(int index) {
+  // Tableau-10: distinguishable and printable.
+  static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+                                  QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
+                                  QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
+                                  QColor(23, 190, 207)};
+  return colors[index % 10];
+}
+
+void stylePlot(QCustomPlot* plot, const QString& xLabel, const QString& yLabel) {
+  plot->setAntialiasedElements(QCP::aeAll);
+  plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot->xAxis->setLabel(xLabel);
+  plot->yAxis->setLabel(yLabel);
+  plot->setMinimumSize(360, 260);
+}
+
+void placeLegendRight(QCustomPlot* plot) {
+  plot->legend->setVisible(true);
+  if (plot->plotLayout()->columnCount() >= 2) return;
+  plot->axisRect()->insetLayout()->take(plot->legend);  // take, not remove: remove deletes it
+  // A column beside the axes: the legend on top, an empty element below takes the spare height
+  // (a legend given the whole height would spread its entries over it).
+  auto* column = new QCPLayoutGrid;
+  plot->plotLayout()->addElement(0, 1, column);
+  plot->plotLayout()->setColumnStretchFactor(1, 0.001);  // only as wide as the legend needs
+  column->addElement(0, 0, plot->legend);
+  column->addElement(1, 0, new QCPLayoutElement(plot));
+  column->setRowStretchFactor(0, 0.001);
+  plot->legend->setMargins(QMargins(6, 4, 6, 4));
+  plot->legend->setBorderPen(Qt::NoPen);
+  plot->legend->setLayer("legend");
+}
+
+void placeLegendTop(QCustomPlot* plot) {
+  plot->legend->setVisible(true);
+  if (plot->plotLayout()->rowCount() >= 2) return;
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  plot->plotLayout()->insertRow(0);
+  plot->plotLayout()->addElement(0, 0, plot->legend);
+  plot->plotLayout()->setRowStretchFactor(0, 0.001);
+  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);  // entries side by side
+  plot->legend->setBorderPen(Qt::NoPen);
+  plot->legend->setMargins(QMargins(4, 0, 4, 0));
+  plot->legend->setLayer("legend");
+}
+
+void setLogAxis(QCPAxis* axis, bool log) {
+  if (log) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    axis->setNumberFormat("eb");  // 10^n
+    axis->setNumberPrecision(0);
+  } else {
+    axis->setScaleType(QCPAxis::stLinear);
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setNumberFormat("gb");
+    axis->setNumberPrecision(6);
+  }
+}
+
+void fitLogTicks(QCPAxis* axis) {
+  if (axis->scaleType() != QCPAxis::stLogarithmic) return;
+  const QCPRange r = axis->range();
+  if (r.lower > 0 && r.upper / r.lower < kMinDecadeRatio) {
+    axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    axis->setNumberFormat("g");
+    axis->setNumberPrecision(3);
+  } else {
+    setLogAxis(axis, true);
+  }
+}
+
+}  // namespace poslab::ui

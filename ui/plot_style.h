@@ -1,0 +1,29 @@
+// One look for every plot: fonts, colours, a legend beside the axes (many basis functions would
+// cover the curves inside), log axes with power-of-ten tick labels.
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+class QCustomPlot;
+class QCPAxis;
+class QCPLegend;
+
+namespace poslab::ui {
+
+// Distinct colours for curves; cycles.
+QColor seriesColor(int index);
+
+// Axis labels, antialiasing, interactions (drag and wheel zoom), white background.
+void stylePlot(QCustomPlot* plot, const QString& xLabel, const QString& yLabel);
+// Moves the legend out of the axis rect into a column on the right of the plot.
+void placeLegendRight(QCustomPlot* plot);
+// Moves the legend into a row above the axis rect, entries side by side (few, short names).
+void placeLegendTop(QCustomPlot* plot);
+// Log or linear scale; log uses a QCPAxisTickerLog.
+void setLogAxis(QCPAxis* axis, bool log);
+// For a log axis whose range spans about a decade or less, power-of-ten labels repeat
+// ("7·10^0" twice): label plain numbers instead. Call after setting the range.
+void fitLogTicks(QCPAxis* axis);
+
+}  // namespace poslab::ui

@@ -1,0 +1,102 @@
+#include "screenshot.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QPixmap>
+#include <QTimer>
+
+#include <map>
+
+#include "bridge/catalog.h"
+#include "explorer/explorer_controller.h"
+#include "explorer/parameter_panel.h"
+#include "training/training_panel.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr int kPollMs = 50;  // how often the wait checks whether the view has settled
+
+// A short compare run that finishes in seconds on a CPU: enough to show every curve.
+void configureShortTraining(TrainingPanel* panel) {
+  panel->selectFamilies({"jordan-stabilized", "rope"});
+  auto set = [panel](const char* name, int value) {
+    if (auto* box = panel->findChild<QSpinBox*>(name)) box->setValue(value);
+  };
+  set("steps", 40);
+  set("batch", 8);
+  set("trainLength", 32);
+  if (auto* e = panel->findChild<QLineEdit*>("evalLengths")) e->setText("32,64,128");
+}
+
+// Runs the event loop until done() or the timeout; false on timeout.
+template <typename Done>
+bool waitUntil(Done done, int timeoutMs) {
+  QElapsedTimer clock;
+  clock.start();
+  QEventLoop loop;
+  QTimer poll;
+  QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+    if (done() || clock.elapsed() > timeoutMs) loop.quit();
+  });
+  poll.start(kPollMs);
+  if (!done()) loop.exec();
+  return done();
+}
+}  // namespace
+
+bool parseSet(const QString& text, std::pair<QString, double>& out) {
+  const int eq = text.indexOf('=');
+  if (eq <= 0) return false;
+  bool ok = false;
+  const double v = text.mid(eq + 1).trimmed().toDouble(&ok);
+  if (!ok) return false;
+  out = {text.left(eq).trimmed(), v};
+  return true;
+}
+
+QString takeScreenshot(const ScreenshotRequest& req) {
+  MainWindow window;
+  window.resize(req.width, req.height);
+  ParameterPanel* panel = window.parameters();
+  if (!req.family.isEmpty() && !panel->setFamily(req.family.toStdString()))
+    return QObject::tr("unknown family '%1'; see `poslab-cli families`").arg(req.family);
+  // Core validates the whole set first, so a spin box never silently clamps a bad value.
+  std::map<std::string, double> values = panel->values();
+  for (const auto& [name, value] : req.sets) {
+    if (!values.count(name.toStdString()))
+      return QObject::tr("family %1 has no parameter '%2'")
+          .arg(QString::fromStdString(panel->familyId()), name);
+    values[name.toStdString()] = value;
+  }
+  const std::string problem = checkEncoding(panel->familyId(), values);
+  if (!problem.empty()) return QString::fromStdString(problem);
+  for (const auto& [name, value] : req.sets) panel->setValue(name.toStdString(), value);
+
+  window.showView(req.view);
+  window.show();
+  bool finished = false;
+  if (req.view == WindowView::Training) {
+    TrainingPanel* training = window.trainingPanel();
+    configureShortTraining(training);
+    training->play();
+    finished = waitUntil([&] { return training->allFinished(); }, req.timeoutMs);
+    if (training->runCount() == 0) return training->statusText();
+    training->replot();
+  } else {
+    const auto view = static_cast<ExplorerView>(req.view);
+    ExplorerController* c = window.controller();
+    finished = waitUntil([&] { return !c->busy() && c->isUpToDate(view); }, req.timeoutMs);
+    if (finished && !c->lastError().isEmpty()) return c->lastError();
+  }
+  if (!finished) return QObject::tr("timed out after %1 s waiting for the view").arg(req.timeoutMs / 1000);
+  QCoreApplication::processEvents();  // the last replot's paint
+  const QPixmap shot = window.grab();
+  if (!shot.save(req.file, "PNG")) return QObject::tr("cannot write %1").arg(req.file);
+  return {};
+}
+
+}  // namespace poslab::ui

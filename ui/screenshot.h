@@ -1,0 +1,31 @@
+// Headless screenshots: build the window with a family, parameters and a view, wait until that
+// view's computation has finished (or, for training, until a short compare run has), grab the
+// window and write a PNG. Used by `poslab --screenshot` and its test.
+#pragma once
+
+#include <QString>
+
+#include <utility>
+#include <vector>
+
+#include "main_window.h"
+
+namespace poslab::ui {
+
+struct ScreenshotRequest {
+  QString file;                                     // PNG path
+  WindowView view = WindowView::Kernel;
+  QString family;                                   // empty: the window's default
+  std::vector<std::pair<QString, double>> sets;     // NAME=VALUE overrides, in order
+  int width = 1400, height = 860;                   // window size in pixels
+  int timeoutMs = 300000;                           // give up (error) after this long
+};
+
+// Returns an empty string on success, else what went wrong (unknown family or parameter, a
+// value core rejects, a computation error, a timeout, a file that cannot be written).
+QString takeScreenshot(const ScreenshotRequest& request);
+
+// "NAME=VALUE" -> pair; false when malformed.
+bool parseSet(const QString& text, std::pair<QString, double>& out);
+
+}  // namespace poslab::ui

@@ -1,0 +1,105 @@
+// The live training tab: a task, 1-4 families trained side by side on identical batches (same
+// seed), Play / Pause / Step / Reset, loss and accuracy per step on shared axes, and the
+// evaluation-length curve (train short, test long).
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "bridge/worker_adapter.h"
+
+class QComboBox;
+class QCPGraph;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace poslab::ui {
+
+class TrainingPanel : public QWidget {
+  Q_OBJECT
+ public:
+  static constexpr int kMaxFamilies = 4;
+
+  explicit TrainingPanel(QWidget* parent = nullptr);
+  ~TrainingPanel() override;
+
+  // The smallest step any run has reported (0 before the first step and after reset).
+  long long stepCount() const;
+  // Steps run `index` has reported. After Pause, runs may stand one step apart: each finishes
+  // the step it was in.
+  long long runStep(int index) const { return states_.at(static_cast<size_t>(index)).step; }
+  int runCount() const { return static_cast<int>(runs_.size()); }
+  bool isPlaying() const;
+  // True when every run has reached its last step (or stopped on divergence).
+  bool allFinished() const;
+  // Checks exactly these families (ids), unchecking the rest; false for an unknown id.
+  bool selectFamilies(const std::vector<std::string>& ids);
+  QString statusText() const;
+  // Rescales and replots now instead of at the next coalescing tick (screenshots).
+  void replot();
+
+  struct Curves {
+    QCPGraph* loss = nullptr;      // training loss vs step
+    QCPGraph* accuracy = nullptr;  // training accuracy vs step
+    QCPGraph* eval = nullptr;      // evaluation metric vs length (latest evaluation)
+  };
+  const std::vector<Curves>& curves() const { return curves_; }
+
+ public Q_SLOTS:
+  void play();
+  void pause();
+  void stepOnce();
+  void reset();
+
+ Q_SIGNALS:
+  void statusMessage(const QString& message);
+  void snapshotShown();  // after a snapshot's data went into the plots
+
+ private:
+  struct RunState {
+    long long step = 0;
+    bool finished = false;
+  };
+
+  std::vector<TrainingRunSpec> specsFromControls(QString* error) const;
+  bool ensureRuns();  // (re)builds runs if the controls changed; false (and a message) on error
+  void clearRuns();
+  void clearCurves();
+  void onSnapshot(int index, const poslab::Snapshot& snapshot);
+  void setStatus(const QString& text);
+
+  QComboBox* task_ = nullptr;
+  QListWidget* families_ = nullptr;
+  QSpinBox* steps_ = nullptr;
+  QDoubleSpinBox* lr_ = nullptr;
+  QSpinBox* seed_ = nullptr;
+  QSpinBox* trainLength_ = nullptr;
+  QSpinBox* batch_ = nullptr;
+  QLineEdit* evalLengths_ = nullptr;
+  QComboBox* evalMetric_ = nullptr;
+  QPushButton* playButton_ = nullptr;
+  QPushButton* pauseButton_ = nullptr;
+  QPushButton* stepButton_ = nullptr;
+  QPushButton* resetButton_ = nullptr;
+  QLabel* stepLabel_ = nullptr;
+  QLabel* status_ = nullptr;
+  QCustomPlot* lossPlot_ = nullptr;
+  QCustomPlot* accuracyPlot_ = nullptr;
+  QCustomPlot* evalPlot_ = nullptr;
+
+  std::vector<std::unique_ptr<TrainingRun>> runs_;
+  std::vector<RunState> states_;
+  std::vector<Curves> curves_;
+  std::vector<std::vector<poslab::EvalResult>> lastEval_;  // per run, for the metric switch
+  QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
+};
+
+}  // namespace poslab::ui
