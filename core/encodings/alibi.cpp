@@ -42,9 +42,7 @@ class Alibi : public ContentEncoding {
  public:
   Alibi(const FamilyInfo& info, ParamSet p) : ContentEncoding(info, std::move(p)) {
     slopes_ = alibiSlopes(params().getInt("heads"));
-    if (params().getInt("head") > params().getInt("heads"))
-      throw InvalidArgument("head = " + std::to_string(params().getInt("head")) +
-                            " exceeds heads = " + std::to_string(params().getInt("heads")));
+    requireShownHeadExists(params(), id());
   }
   long long heads() const override { return static_cast<long long>(slopes_.size()); }
   LagBasis basis(const std::vector<double>& lags) const override {

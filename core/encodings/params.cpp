@@ -62,6 +62,13 @@ long long ParamSet::getInt(const std::string& name) const {
   return static_cast<long long>(std::llround(get(name)));
 }
 
+void requireShownHeadExists(const ParamSet& params, const std::string& familyId) {
+  if (params.getInt("head") > params.getInt("heads")) {
+    throw InvalidArgument("head = " + std::to_string(params.getInt("head")) + " exceeds heads = " +
+                          std::to_string(params.getInt("heads")) + " for family " + familyId);
+  }
+}
+
 std::pair<std::string, double> parseAssignment(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {

@@ -39,6 +39,9 @@ class ParamSet {
 // Parses "NAME=VALUE" (as given to --set); throws InvalidArgument on a malformed pair.
 std::pair<std::string, double> parseAssignment(const std::string& text);
 
+// Throws InvalidArgument unless the kernel view's "head" is one of the family's "heads".
+void requireShownHeadExists(const ParamSet& params, const std::string& familyId);
+
 // Throws InvalidArgument("<name> = <value> is ...") unless value is finite and in [min, max].
 void checkValue(const ParamSpec& spec, double value, const std::string& familyId);
 

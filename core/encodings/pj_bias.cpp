@@ -54,9 +54,7 @@ class PjBias : public ContentEncoding {
       : ContentEncoding(info, std::move(p)),
         shape_(pjShapeFromParams(params())),
         heads_(pjHeadsFromParams(params())) {
-    if (params().getInt("head") > params().getInt("heads"))
-      throw InvalidArgument("head = " + std::to_string(params().getInt("head")) +
-                            " exceeds heads = " + std::to_string(params().getInt("heads")));
+    requireShownHeadExists(params(), id());
   }
   long long heads() const override { return static_cast<long long>(heads_.size()); }
 

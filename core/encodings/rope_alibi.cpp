@@ -16,9 +16,7 @@ class RopeAlibi : public RopeLikeEncoding {
   RopeAlibi(const FamilyInfo& info, ParamSet p, std::vector<double> theta)
       : RopeLikeEncoding(info, std::move(p), theta, std::vector<double>(theta.size(), 0.0)),
         slopes_(alibiSlopes(params().getInt("heads"))) {
-    if (params().getInt("head") > params().getInt("heads"))
-      throw InvalidArgument("head = " + std::to_string(params().getInt("head")) +
-                            " exceeds heads = " + std::to_string(params().getInt("heads")));
+    requireShownHeadExists(params(), id());
   }
   long long heads() const override { return static_cast<long long>(slopes_.size()); }
   LagBasis basis(const std::vector<double>& lags) const override {
