@@ -4,7 +4,6 @@
 
 #include "analysis/pj_diagnostics.h"
 #include "cli/cli_common.h"
-#include "encodings/pj_bias.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
 
@@ -41,12 +40,11 @@ void addDiagnoseCommand(CLI::App& app) {
     if (sets.count("omega")) tp.omega = sets["omega"];
     if (targetOnly.count("omega2")) tp.omega2 = targetOnly["omega2"];
     if (targetOnly.count("gamma")) tp.gamma = targetOnly["gamma"];
-    std::vector<double> lags;
-    for (long long d = 1; d < static_cast<long long>(p.get("L")); ++d) lags.push_back(static_cast<double>(d));
-    const std::vector<double> target = lagKernel(o->target, tp, lags);
     const bool pinned = !sets.count("pin_omega") || p.getInt("pin_omega") == 1;
-    const double omega = pinned ? tp.omega : pjHeadsFromParams(p)[p.getInt("head") - 1].omega;
-    PjFit fit = pjFitAndDiagnose(pjShapeFromParams(p), omega, p.get("kappa"), lags, target);
+    PjTargetFit tf = fitPjToTarget(o->target, p, tp, pinned);
+    const double omega = tf.omega;
+    const auto& lags = tf.lags;
+    const PjFit& fit = tf.fit;
     const auto& d = fit.diagnostics;
     if (o->common.json) {
       nlohmann::json doc{{"target", o->target}, {"omega", omega}, {"fit_mse", d.kernelMse},

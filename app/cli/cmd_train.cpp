@@ -14,15 +14,6 @@
 
 namespace poslab::cli {
 
-namespace {
-nlohmann::json evalJson(const std::vector<EvalResult>& eval) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& e : eval)
-    a.push_back({{"length", e.length}, {"loss", e.loss},
-                 {"accuracy", std::isnan(e.accuracy) ? nlohmann::json(nullptr) : nlohmann::json(e.accuracy)}});
-  return a;
-}
-}  // namespace
 
 void addTrainCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "train a tiny transformer with one position family");

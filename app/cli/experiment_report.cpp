@@ -8,6 +8,16 @@
 
 namespace poslab::cli {
 
+nlohmann::json evalJson(const std::vector<EvalResult>& eval) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& e : eval) {
+    a.push_back({{"length", e.length},
+                 {"loss", e.loss},
+                 {"accuracy", std::isnan(e.accuracy) ? nlohmann::json(nullptr) : nlohmann::json(e.accuracy)}});
+  }
+  return a;
+}
+
 nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>& results) {
   nlohmann::json doc{{"task", task}, {"results", nlohmann::json::array()}};
   for (const auto& r : results) {
@@ -21,12 +31,7 @@ nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>
       for (const auto& l : r.pjLoo)
         run["pj_loo"].push_back({{"sector", l.sector}, {"order", l.order}, {"loss_increase", l.lossIncrease}});
     }
-    for (const auto& e : r.eval) {
-      run["eval"].push_back({{"length", e.length},
-                             {"loss", e.loss},
-                             {"accuracy", std::isnan(e.accuracy) ? nlohmann::json(nullptr)
-                                                                 : nlohmann::json(e.accuracy)}});
-    }
+    run["eval"] = evalJson(r.eval);
     doc["results"].push_back(run);
   }
   return doc;

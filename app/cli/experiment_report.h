@@ -12,6 +12,8 @@
 
 namespace poslab::cli {
 
+// [{"length", "loss", "accuracy" (null for tasks without one)}, ...]
+nlohmann::json evalJson(const std::vector<EvalResult>& eval);
 nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>& results);
 void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy);
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "analysis/least_squares.h"
+#include "encodings/pj_bias.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -91,6 +92,23 @@ PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
   }
   h.slope = fit.coefficients[2 * (R + 1)];  // Aff = -slope rho, and the column is -rho
   out.diagnostics = pjDiagnoseHead(shape, h, lags, target);
+  return out;
+}
+
+PjTargetFit fitPjToTarget(const std::string& target, const ParamSet& pjParams,
+                          const LagKernelParams& targetParams, bool frequencyFromTarget) {
+  checkLagKernelName(target);
+  PjTargetFit out;
+  out.target = target;
+  const double L = pjParams.get("L");
+  for (long long d = 1; d < static_cast<long long>(L); ++d) out.lags.push_back(static_cast<double>(d));
+  if (out.lags.empty()) throw InvalidArgument("L = " + std::to_string(L) + " leaves no lags to fit");
+  out.values = lagKernel(target, targetParams, out.lags);
+  out.omega = frequencyFromTarget
+                  ? targetParams.omega
+                  : pjHeadsFromParams(pjParams)[pjParams.getInt("head") - 1].omega;
+  out.fit = pjFitAndDiagnose(pjShapeFromParams(pjParams), out.omega, pjParams.get("kappa"),
+                             out.lags, out.values);
   return out;
 }
 

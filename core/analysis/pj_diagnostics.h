@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "encodings/params.h"
 #include "encodings/pj_kernel.h"
+#include "tasks/lag_kernels.h"
 
 namespace poslab {
 
@@ -38,5 +40,18 @@ struct PjFit {
 };
 PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
                        const std::vector<double>& lags, const std::vector<double>& target);
+
+// The diagnose workflow (CLI `diagnose`, the GUI's diagnostics tab): a SPEC-3 target kernel over
+// lags 1..L-1, fitted by the PJ-bias basis whose shape (L, order, rho, kappa) comes from a pj-bias
+// parameter set; the head's frequency is the target's omega, or else the shown head's own.
+struct PjTargetFit {
+  std::string target;
+  double omega = 0;             // frequency the fit used
+  std::vector<double> lags;     // 1..L-1
+  std::vector<double> values;   // the target K(d)
+  PjFit fit;
+};
+PjTargetFit fitPjToTarget(const std::string& target, const ParamSet& pjParams,
+                          const LagKernelParams& targetParams, bool frequencyFromTarget);
 
 }  // namespace poslab

@@ -83,13 +83,9 @@ DiagnosticsResult computeDiagnostics(const ExplorerRequest& req) {
   if (req.family == "pj-bias") sets = req.overrides;
   auto enc = makeEncoding("pj-bias", sets);
   const ParamSet& p = enc->params();
-  checkLagKernelName(req.diagnostics.target);
   LagKernelParams tp = defaultLagKernelParams(p.getInt("head_dim"), /*base=*/10000, p.get("L"));
   if (sets.count("omega")) tp.omega = sets.at("omega");
-  std::vector<double> lags;
-  for (long long d = 1; d < static_cast<long long>(p.get("L")); ++d) lags.push_back(static_cast<double>(d));
-  const std::vector<double> target = lagKernel(req.diagnostics.target, tp, lags);
-  PjFit fit = pjFitAndDiagnose(pjShapeFromParams(p), tp.omega, p.get("kappa"), lags, target);
+  const PjFit fit = fitPjToTarget(req.diagnostics.target, p, tp, /*frequencyFromTarget=*/true).fit;
   DiagnosticsResult r;
   r.target = req.diagnostics.target;
   r.omega = tp.omega;
