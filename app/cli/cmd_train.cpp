@@ -105,11 +105,13 @@ void addEvalCommand(CLI::App& app) {
   struct Opts {
     std::string checkpoint;
     std::string lengths;
+    long long sequences = 0;
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--checkpoint", o->checkpoint, "checkpoint.pt of a run")->required();
   cmd->add_option("--lengths", o->lengths, "comma-separated lengths (default: the run's)");
+  cmd->add_option("--eval-sequences", o->sequences, "sequences per length (default: the run's)");
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   cmd->callback([o] {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
@@ -118,7 +120,7 @@ void addEvalCommand(CLI::App& app) {
     RunResult r;
     r.family = trainer->config().model.family;
     r.seed = trainer->config().run.seed;
-    r.eval = trainer->evaluate(lengths);
+    r.eval = trainer->evaluate(lengths, o->sequences);
     r.position = trainer->positionParameters(0);
     if (o->json) return printJson(resultsJson(trainer->config().task.id, {r}));
     std::cout << "Checkpoint " << o->checkpoint << ": " << r.family << " on "

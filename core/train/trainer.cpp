@@ -219,8 +219,10 @@ Snapshot Trainer::step() {
   return snap;
 }
 
-std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths) {
+std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
+                                          long long sequences) {
   State& s = *s_;
+  const long long total = sequences > 0 ? sequences : s.cfg.run.evalSequences;
   torch::NoGradGuard noGrad;
   s.model->eval();
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);
@@ -232,11 +234,10 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths)
                             "allowed [" + std::to_string(s.evalTask->minLength()) + ", " +
                                 std::to_string(s.evalTask->maxLength()) + "]");
     }
-    const long long bs = std::max<long long>(1, std::min(s.cfg.run.evalSequences,
-                                                         s.cfg.run.evalTokensPerBatch / L));
+    const long long bs = std::max<long long>(1, std::min(total, s.cfg.run.evalTokensPerBatch / L));
     double lossSum = 0, lossCount = 0, hits = 0, answers = 0;
-    for (long long done = 0, i = 0; done < s.cfg.run.evalSequences; done += bs, ++i) {
-      const long long n = std::min(bs, s.cfg.run.evalSequences - done);
+    for (long long done = 0, i = 0; done < total; done += bs, ++i) {
+      const long long n = std::min(bs, total - done);
       Batch b = s.toDevice(s.evalTask->sample(n, L, batchSeed(s.cfg.run.seed, i, kEvalStream + L)));
       torch::Tensor logits = s.model->forward(b.tokens);
       const int64_t V = logits.size(-1);

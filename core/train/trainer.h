@@ -47,7 +47,8 @@ class Trainer {
   // leaves the weights untouched) if the loss or gradient is not finite.
   Snapshot step();
   // Loss and accuracy at each length (streaming attention), seeded independently of training.
-  std::vector<EvalResult> evaluate(const std::vector<long long>& lengths);
+  // sequences: per length (0: the run config's evalSequences).
+  std::vector<EvalResult> evaluate(const std::vector<long long>& lengths, long long sequences = 0);
   AttentionSample attentionSample(long long length, long long maxSide = 128);
   std::vector<OrderLoo> pjOrderLoo(long long length);
   // Learned position parameters of layer `layer`.
