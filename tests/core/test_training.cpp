@@ -185,9 +185,14 @@ TEST(TrainingWorker, PlayPauseStepResetStop) {
   worker.play();
   while (count() < 5) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   worker.pause();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  const size_t afterPause = count();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The step in flight may still land; wait until the count has settled, however slow the machine.
+  size_t afterPause = count();
+  for (int settle = 0; settle < 50; ++settle) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (count() == afterPause) break;
+    afterPause = count();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(count(), afterPause) << "steps continued after pause";
   EXPECT_FALSE(worker.isPlaying());
 
