@@ -46,11 +46,8 @@ class KernelLmTask : public Task {
     params_.omega2 = opts.get("omega2");
     params_.gamma = opts.getReal("gamma", 0, HUGE_VAL);
     stochastic_ = opts.getInt("stochastic", 0, 1) == 1;
-    std::vector<double> trainLags;
-    for (long long d = 1; d < config.trainLength; ++d) trainLags.push_back(static_cast<double>(d));
-    double ss = 0;
-    for (double k : lagKernel(kernel_, params_, trainLags)) ss += k * k;
-    norm_ = std::sqrt(ss);
+    norm_ = trainingLagNorm([&](double d) { return lagKernel(kernel_, params_, {d})[0]; },
+                            config.trainLength);
     if (!(norm_ > 0) || !std::isfinite(norm_))
       throw InvalidArgument("kernel-lm: kernel '" + kernel_ + "' has L2 norm " +
                                 std::to_string(norm_) + " over the training lags",

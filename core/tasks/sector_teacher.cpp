@@ -49,12 +49,8 @@ class SectorTeacherTask : public Task {
     if (!(L_ >= 1)) throw InvalidArgument("sector-teacher: option L must be >= 1");
     omega_ = opts.get("omega") < 0 ? 2 * M_PI * kPeriods / L_ : opts.get("omega");
     softmax_ = opts.getInt("teacher", 0, 1) == 1;
-    double ss = 0;
-    for (long long d = 1; d < config.trainLength; ++d) {
-      const double k = sectorTeacherKernel(teacher_, omega_, L_, static_cast<double>(d));
-      ss += k * k;
-    }
-    norm_ = std::sqrt(ss);
+    norm_ = trainingLagNorm(
+        [&](double d) { return sectorTeacherKernel(teacher_, omega_, L_, d); }, config.trainLength);
     if (!softmax_ && (!(norm_ > 0) || !std::isfinite(norm_)))
       throw InvalidArgument("sector-teacher: teacher '" + teacher_ + "' has L2 norm " +
                                 std::to_string(norm_) + " over the training lags",

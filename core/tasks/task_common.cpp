@@ -104,6 +104,15 @@ void forEachExample(long long batch, long long length, uint64_t seed, uint64_t t
   });
 }
 
+double trainingLagNorm(const std::function<double(double)>& kernel, long long trainLength) {
+  double ss = 0;
+  for (long long d = 1; d < trainLength; ++d) {
+    const double k = kernel(static_cast<double>(d));
+    ss += k * k;
+  }
+  return std::sqrt(ss);
+}
+
 Batch emptyBatch(long long batch, long long length) {
   Batch out;
   out.tokens = at::empty({batch, length}, at::kLong);

@@ -58,6 +58,10 @@ void checkSampleArgs(const Task& task, long long batch, long long length);
 void forEachExample(long long batch, long long length, uint64_t seed, uint64_t taskSalt,
                     const std::function<void(long long b, std::mt19937_64& rng)>& fill);
 
+// sqrt(sum_{d=1}^{trainLength-1} K(d)^2): the norm SPEC 3 divides kernel-LM and teacher kernels
+// by, the same at every evaluation length.
+double trainingLagNorm(const std::function<double(double)>& kernel, long long trainLength);
+
 // Empty (B, T) tensors for a batch: tokens int64, targets int64 filled with -1, answer all false.
 Batch emptyBatch(long long batch, long long length);
 
