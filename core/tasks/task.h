@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tasks/task_config.h"
+
 namespace poslab {
 
 struct Batch {
@@ -18,17 +20,6 @@ struct Batch {
   at::Tensor targets;  // (B, T) int64 target token at each position; -1 = no loss there
   at::Tensor answer;   // (B, T) bool: positions scored for accuracy (all false: no accuracy)
   at::Tensor info;     // (B) int64 per-example detail (key distance for retrieval), or undefined
-};
-
-struct TaskConfig {
-  std::string id = "indirect-indexing";  // see taskIds()
-  // Task options by name, e.g. "alphabet": 128, "kernel": index into kernelNames; each task
-  // documents its own and rejects unknown ones.
-  std::map<std::string, double> options;
-  std::string kernel = "mixed_raw";  // kernel-lm: target kernel name; sector-teacher: teacher name
-  std::string textFile;              // byte-lm: UTF-8 file (empty: the default corpus)
-  long long trainLength = 64;        // T used for training; kernels are normalised over it
-  long long headDim = 16;            // sets the kernel-LM frequency omega = base^(-6/headDim)
 };
 
 class Task {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/model_config.h"
-#include "tasks/task.h"
+#include "tasks/task_config.h"
 
 namespace poslab {
 

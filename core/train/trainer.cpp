@@ -10,6 +10,7 @@
 
 #include "io/atomic_file.h"
 #include "model/transformer.h"
+#include "tasks/task.h"
 #include "util/error.h"
 
 namespace poslab {

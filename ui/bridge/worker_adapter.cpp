@@ -5,25 +5,9 @@
 
 namespace poslab::ui {
 
-namespace {
-TrainConfig buildConfig(const TrainingRunSpec& s) {
-  TrainConfig c;
-  c.task.id = s.task;
-  if (s.task == "sector-teacher") c.task.kernel = "phase";  // as the CLI: its default teacher
-  c.task.trainLength = s.trainLength;
-  c.model.family = s.family;
-  c.optim.lr = s.lr;
-  c.optim.batch = s.batch;
-  c.run.seed = s.seed;
-  c.run.steps = s.steps;
-  c.run.evalLengths = s.evalLengths;
-  c.run.evalEvery = s.evalEvery;
-  c.run.evalSequences = s.evalSequences;
-  c.run.device = s.device;
-  c.validate();
-  return c;
+bool TrainingRunSpec::operator==(const TrainingRunSpec& other) const {
+  return nlohmann::json(config) == nlohmann::json(other.config);
 }
-}  // namespace
 
 struct TrainingRun::Impl {
   std::unique_ptr<TrainingWorker> worker;
@@ -34,17 +18,36 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent
   qRegisterMetaType<poslab::Snapshot>();
   // The callback runs on the worker thread; emitting there queues to the receivers' threads.
   impl_->worker = std::make_unique<TrainingWorker>(
-      buildConfig(spec), [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
+      [&] {
+        TrainConfig c = spec.config;
+        c.validate();
+        return c;
+      }(),
+      [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
 }
 
-TrainingRun::~TrainingRun() { impl_->worker.reset(); }
+TrainingRun::~TrainingRun() {
+  impl_->worker.reset();
+}
 
-void TrainingRun::play() { impl_->worker->play(); }
-void TrainingRun::pause() { impl_->worker->pause(); }
-void TrainingRun::stepOnce() { impl_->worker->stepOnce(); }
-void TrainingRun::reset() { impl_->worker->reset(); }
-bool TrainingRun::isPlaying() const { return impl_->worker->isPlaying(); }
-long long TrainingRun::stepCount() const { return impl_->worker->stepCount(); }
+void TrainingRun::play() {
+  impl_->worker->play();
+}
+void TrainingRun::pause() {
+  impl_->worker->pause();
+}
+void TrainingRun::stepOnce() {
+  impl_->worker->stepOnce();
+}
+void TrainingRun::reset() {
+  impl_->worker->reset();
+}
+bool TrainingRun::isPlaying() const {
+  return impl_->worker->isPlaying();
+}
+long long TrainingRun::stepCount() const {
+  return impl_->worker->stepCount();
+}
 std::string TrainingRun::deviceName() const {
   std::string name;
   impl_->worker->withTrainer([&](Trainer& t) { name = t.deviceName(); });

@@ -10,25 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "train/snapshot.h"  // plain data, no torch
+#include "train/snapshot.h"      // plain data, no torch
+#include "train/train_config.h"  // plain data, no torch
 
 namespace poslab::ui {
 
-// What the training panel lets the user choose; everything else keeps TrainConfig's defaults.
+// One run of the training panel: the whole TrainConfig (model.family is the run's family). The
+// panel's controls edit some fields; a preset or a session can set any of them.
 struct TrainingRunSpec {
-  std::string task = "kernel-lm";  // taskIds()
-  std::string family = "rope";
-  long long steps = 200;           // optimisation steps
-  double lr = 3e-3;                // peak AdamW learning rate
-  uint64_t seed = 0;               // same seed: same weights init and same batches per family
-  long long trainLength = 64;      // training sequence length T
-  std::vector<long long> evalLengths{64, 256};  // evaluation lengths (train short, test long)
-  long long evalEvery = 50;        // evaluate every N steps (and at the end)
-  long long batch = 32;            // sequences per step
-  long long evalSequences = 32;    // sequences per evaluation length
-  std::string device = "auto";     // "auto", "cpu", "cuda"
-
-  bool operator==(const TrainingRunSpec&) const = default;
+  poslab::TrainConfig config;
+  bool operator==(const TrainingRunSpec& other) const;  // same JSON: same run
 };
 
 class TrainingRun : public QObject {

@@ -48,6 +48,10 @@ bool parseLengths(const QString& text, std::vector<long long>& out) {
 }  // namespace
 
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
+  setup_.name = "live";
+  setup_.base.task.id = "kernel-lm";
+  setup_.base.run.evalEvery = 50;      // a point on the length curve every 50 steps
+  setup_.base.run.evalSequences = 32;  // small evaluations keep the live view moving
   auto* split = new QSplitter(Qt::Horizontal, this);
   auto* outer = new QHBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
@@ -189,29 +193,87 @@ bool TrainingPanel::selectFamilies(const std::vector<std::string>& ids) {
 
 QString TrainingPanel::statusText() const { return status_->text(); }
 
+poslab::ExperimentSpec TrainingPanel::experiment() const {
+  poslab::ExperimentSpec e = setup_;
+  TrainConfig& c = e.base;
+  c.task.id = task_->currentText().toStdString();
+  if (c.task.id != setup_.base.task.id) {  // another task: its own defaults, not the setup's
+    c.task.options.clear();
+    c.task.kernel = c.task.id == "sector-teacher" ? "phase" : TaskConfig{}.kernel;  // as the CLI
+    e.variants.clear();
+  }
+  c.run.steps = steps_->value();
+  c.optim.lr = lr_->value();
+  c.run.seed = static_cast<uint64_t>(seed_->value());
+  e.seeds = {c.run.seed};
+  c.task.trainLength = trainLength_->value();
+  c.optim.batch = batch_->value();
+  std::vector<long long> lengths;
+  if (parseLengths(evalLengths_->text(), lengths)) c.run.evalLengths = lengths;
+  e.families.clear();
+  for (int i = 0; i < families_->count(); ++i)
+    if (families_->item(i)->checkState() == Qt::Checked)
+      e.families.push_back(families_->item(i)->text().toStdString());
+  return e;
+}
+
+bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* error) {
+  if (task_->findText(QString::fromStdString(spec.base.task.id)) < 0) {
+    *error = tr("unknown task '%1'").arg(QString::fromStdString(spec.base.task.id));
+    return false;
+  }
+  if (spec.families.empty() || spec.families.size() > kMaxFamilies) {
+    *error = tr("a training setup needs 1 to %1 families (it has %2)")
+                 .arg(kMaxFamilies)
+                 .arg(spec.families.size());
+    return false;
+  }
+  for (const auto& f : spec.families)
+    if (families_->findItems(QString::fromStdString(f), Qt::MatchExactly).isEmpty()) {
+      *error = tr("unknown family '%1'").arg(QString::fromStdString(f));
+      return false;
+    }
+  clearRuns();
+  clearCurves();
+  setup_ = spec;
+  const TrainConfig& c = spec.base;
+  task_->setCurrentText(QString::fromStdString(c.task.id));
+  selectFamilies(spec.families);
+  steps_->setValue(static_cast<int>(c.run.steps));
+  lr_->setValue(c.optim.lr);
+  seed_->setValue(static_cast<int>(spec.seeds.empty() ? c.run.seed : spec.seeds.front()));
+  trainLength_->setValue(static_cast<int>(c.task.trainLength));
+  batch_->setValue(static_cast<int>(c.optim.batch));
+  QStringList lengths;
+  for (long long l : c.run.evalLengths) lengths << QString::number(l);
+  evalLengths_->setText(lengths.join(','));
+  stepLabel_->setText(tr("step 0"));
+  setStatus(spec.name.empty() ? QString()
+                              : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
+  return true;
+}
+
 std::vector<TrainingRunSpec> TrainingPanel::specsFromControls(QString* error) const {
-  TrainingRunSpec base;
-  base.task = task_->currentText().toStdString();
-  base.steps = steps_->value();
-  base.lr = lr_->value();
-  base.seed = static_cast<uint64_t>(seed_->value());
-  base.trainLength = trainLength_->value();
-  base.batch = batch_->value();
-  if (!parseLengths(evalLengths_->text(), base.evalLengths)) {
+  std::vector<long long> lengths;
+  if (!parseLengths(evalLengths_->text(), lengths)) {
     *error = tr("eval lengths '%1' is not a list of positive integers (e.g. 64,256,1024)")
                  .arg(evalLengths_->text());
     return {};
   }
-  std::vector<TrainingRunSpec> specs;
-  for (int i = 0; i < families_->count(); ++i) {
-    if (families_->item(i)->checkState() != Qt::Checked) continue;
-    TrainingRunSpec s = base;
-    s.family = families_->item(i)->text().toStdString();
-    specs.push_back(s);
-  }
-  if (specs.empty() || specs.size() > kMaxFamilies) {
-    *error = tr("check 1 to %1 families (%2 checked)").arg(kMaxFamilies).arg(specs.size());
+  const poslab::ExperimentSpec e = experiment();
+  if (e.families.empty() || e.families.size() > kMaxFamilies) {
+    *error = tr("check 1 to %1 families (%2 checked)").arg(kMaxFamilies).arg(e.families.size());
     return {};
+  }
+  std::vector<TrainingRunSpec> specs;
+  for (const std::string& family : e.families) {
+    TrainingRunSpec s;
+    s.config = e.base;
+    s.config.model.family = family;
+    auto fp = e.familyParams.find(family);
+    if (fp != e.familyParams.end())
+      for (const auto& [k, v] : fp->second) s.config.model.familyParams[k] = v;
+    specs.push_back(s);
   }
   return specs;
 }
@@ -243,7 +305,7 @@ bool TrainingPanel::ensureRuns() {
   states_.assign(runs_.size(), RunState{});
   lastEval_.assign(runs_.size(), {});
   for (size_t i = 0; i < runs_.size(); ++i) {
-    const QString name = QString::fromStdString(specs[i].family);
+    const QString name = QString::fromStdString(specs[i].config.model.family);
     const QPen pen(seriesColor(static_cast<int>(i)), 1.5);
     Curves c;
     c.loss = lossPlot_->addGraph();
@@ -258,8 +320,8 @@ bool TrainingPanel::ensureRuns() {
   }
   setStatus(tr("%1 run(s) on %2, seed %3: identical batches")
                 .arg(runs_.size())
-                .arg(QString::fromStdString(specs.front().task))
-                .arg(specs.front().seed));
+                .arg(QString::fromStdString(specs.front().config.task.id))
+                .arg(specs.front().config.run.seed));
   return true;
 }
 
@@ -316,10 +378,10 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
     }
     const bool evalFailed = s.message.rfind("evaluation failed", 0) == 0;
     // The last step, or a divergence (the worker stops itself): the run will not step again.
-    if ((s.step > 0 && s.step >= runs_[i]->spec().steps) || (!s.message.empty() && !evalFailed))
+    if ((s.step > 0 && s.step >= runs_[i]->spec().config.run.steps) || (!s.message.empty() && !evalFailed))
       states_[i].finished = true;
     if (!s.message.empty()) {
-      setStatus(QStringLiteral("%1: %2").arg(QString::fromStdString(runs_[i]->spec().family),
+      setStatus(QStringLiteral("%1: %2").arg(QString::fromStdString(runs_[i]->spec().config.model.family),
                                              QString::fromStdString(s.message)));
     }
   }

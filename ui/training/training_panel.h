@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bridge/worker_adapter.h"
+#include "train/preset.h"  // ExperimentSpec: plain data, no torch
 
 class QComboBox;
 class QCPGraph;
@@ -43,6 +44,12 @@ class TrainingPanel : public QWidget {
   // Checks exactly these families (ids), unchecking the rest; false for an unknown id.
   bool selectFamilies(const std::vector<std::string>& ids);
   QString statusText() const;
+  // The experiment the controls describe: the last loaded setup (preset or session: model size,
+  // task options, pins, ...) with the controls' task, families, steps, lr, seed, lengths and batch.
+  poslab::ExperimentSpec experiment() const;
+  // Loads a setup into the controls (first seed only; 1-4 families) and drops the current runs.
+  // False, with the reason in *error and nothing changed, for an unknown task or family.
+  bool setExperiment(const poslab::ExperimentSpec& spec, QString* error);
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
 
@@ -95,6 +102,7 @@ class TrainingPanel : public QWidget {
   QCustomPlot* accuracyPlot_ = nullptr;
   QCustomPlot* evalPlot_ = nullptr;
 
+  poslab::ExperimentSpec setup_;  // fields the controls do not show come from here
   std::vector<std::unique_ptr<TrainingRun>> runs_;
   std::vector<RunState> states_;
   std::vector<Curves> curves_;

@@ -1,0 +1,57 @@
+#include "train/preset.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "util/error.h"
+
+#ifndef POSLAB_RESOURCE_DIR
+#define POSLAB_RESOURCE_DIR "resources"
+#endif
+
+namespace poslab {
+
+std::string presetDirectory() {
+  if (const char* env = std::getenv("POSLAB_RESOURCES")) return std::string(env) + "/presets";
+  return std::string(POSLAB_RESOURCE_DIR) + "/presets";
+}
+
+std::vector<std::string> presetNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(presetDirectory(), ec))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ExperimentSpec loadPreset(const std::string& nameOrPath) {
+  std::string path = nameOrPath;
+  if (!std::filesystem::exists(path)) path = presetDirectory() + "/" + nameOrPath + ".json";
+  std::ifstream in(path);
+  if (!in) {
+    std::string known;
+    for (const auto& n : presetNames()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("unknown preset '" + nameOrPath + "'", "known presets: " + known);
+  }
+  nlohmann::json j;
+  try {
+    in >> j;
+    ExperimentSpec s;
+    s.name = j.at("name").get<std::string>();
+    s.description = j.value("description", "");
+    s.paperResult = j.value("paper", "");
+    s.families = j.at("families").get<std::vector<std::string>>();
+    s.seeds = j.value("seeds", std::vector<uint64_t>{0});
+    s.base = j.at("config").get<TrainConfig>();
+    s.familyParams = j.value("family_params", s.familyParams);
+    s.variants = j.value("variants", s.variants);
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("preset file " + path + " is malformed: " + e.what());
+  }
+}
+
+}  // namespace poslab
