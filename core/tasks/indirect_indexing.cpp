@@ -1,6 +1,6 @@
 // Indirect indexing (PoPE paper; SPEC 3): find the source character in a sequence of distinct
 // characters, then step a signed offset from it. Content match and position match must be
-// learned separately. Example: 3 to the left of 'Z' in "ABSCOPZG" is 'S'.
+// learned separately. Example: 4 to the left of 'Z' in "ABSCOPZG" is 'S'.
 //
 // Layout, length T = n + 3:   c_0 .. c_{n-1}  SEP  src  OFF
 //   c_i   distinct characters, drawn without replacement from 0..A-1   (A = option "alphabet")
@@ -11,6 +11,8 @@
 //         tokens are A+1 .. A+2K in the order -K .. -1, 1 .. K
 // vocab = A + 1 + 2K. targets: -1 except at T-1, where it is c_{p+o}; answer true only at T-1.
 // Lengths: n >= 2K + 1 (some source then admits every offset), n <= A: T in [2K + 4, A + 3].
+#include "tasks/indirect_indexing.h"
+
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -81,7 +83,51 @@ class IndirectIndexingTask : public Task {
   long long maxOffset_ = 8;
 };
 
+// The options as the task reads them (defaults, ranges and messages in one place).
+std::pair<long long, long long> alphabetAndOffset(const TaskConfig& config) {
+  const TaskOptions opts("indirect-indexing", config.options,
+                         {{"alphabet", 128}, {"max_offset", 8}});
+  return {opts.getInt("alphabet", 8, kMaxTaskLength), opts.getInt("max_offset", 1, kMaxTaskLength)};
+}
+
 }  // namespace
+
+long long indirectIndexingAlphabet(const TaskConfig& config) {
+  return alphabetAndOffset(config).first;
+}
+long long indirectIndexingMaxOffset(const TaskConfig& config) {
+  return alphabetAndOffset(config).second;
+}
+
+IndirectIndexingExample decodeIndirectIndexing(const TaskConfig& config,
+                                               const std::vector<long long>& tokens,
+                                               long long prediction) {
+  const auto [A, K] = alphabetAndOffset(config);
+  const long long T = static_cast<long long>(tokens.size()), n = T - 3;
+  auto bad = [&](const std::string& what) {
+    return InvalidArgument("indirect-indexing: a sequence of " + std::to_string(T) +
+                           " tokens does not fit the layout: " + what);
+  };
+  if (n < 2) throw bad("too short");
+  if (tokens[n] != A) throw bad("no separator (token " + std::to_string(A) + ") at " + std::to_string(n));
+  IndirectIndexingExample e;
+  e.characters.assign(tokens.begin(), tokens.begin() + n);
+  for (long long c : e.characters)
+    if (c < 0 || c >= A) throw bad("character token " + std::to_string(c) + " is not below the alphabet");
+  e.source = tokens[n + 1];
+  const auto at = std::find(e.characters.begin(), e.characters.end(), e.source);
+  if (at == e.characters.end()) throw bad("the source " + std::to_string(e.source) + " is not in the sequence");
+  e.sourcePosition = at - e.characters.begin();
+  // Offset tokens A+1 .. A+2K stand for -K .. -1, 1 .. K.
+  const long long off = tokens[n + 2] - (A + 1);
+  if (off < 0 || off >= 2 * K) throw bad("offset token " + std::to_string(tokens[n + 2]) + " out of range");
+  e.offset = off < K ? off - K : off - K + 1;
+  const long long target = e.sourcePosition + e.offset;
+  if (target < 0 || target >= n) throw bad("the offset leads outside the sequence");
+  e.truth = e.characters[static_cast<size_t>(target)];
+  e.prediction = prediction;
+  return e;
+}
 
 std::unique_ptr<Task> makeIndirectIndexingTask(const TaskConfig& config) {
   return std::make_unique<IndirectIndexingTask>(config);

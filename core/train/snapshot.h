@@ -24,6 +24,8 @@ struct Snapshot {
   std::map<std::string, std::vector<double>> position;  // learned position parameters (layer 0)
   std::vector<EvalResult> eval;    // filled on evaluation steps
   std::string message;             // e.g. why the run stopped
+  bool diverged = false;           // the step failed (non-finite loss or gradient): the worker
+                                   // paused itself; message says which step and what
 };
 
 }  // namespace poslab

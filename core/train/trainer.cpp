@@ -287,6 +287,39 @@ AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
   return out;
 }
 
+std::vector<ExamplePrediction> Trainer::samplePredictions(long long count, long long length) {
+  State& s = *s_;
+  if (count < 1) throw InvalidArgument("sample predictions need at least one example");
+  torch::NoGradGuard noGrad;
+  s.model->eval();
+  s.model->configureAttention(true, /*block=*/1024, false);
+  // The sample stream as in attentionSample: example b does not depend on the batch size.
+  Batch b = s.task->sample(count, length, batchSeed(s.cfg.run.seed, 0, kSampleStream));
+  torch::Tensor probs = torch::softmax(s.model->forward(b.tokens.to(s.device)), -1)
+                            .to(torch::kCPU, torch::kDouble);  // (B, T, V)
+  torch::Tensor tokens = b.tokens.contiguous(), targets = b.targets.contiguous();
+  torch::Tensor answer = b.answer.defined() ? b.answer.contiguous() : torch::Tensor();
+  std::vector<ExamplePrediction> out(static_cast<size_t>(count));
+  for (long long i = 0; i < count; ++i) {
+    ExamplePrediction& e = out[static_cast<size_t>(i)];
+    const int64_t* tok = tokens[i].data_ptr<int64_t>();
+    const int64_t* tgt = targets[i].data_ptr<int64_t>();
+    const bool* ans = answer.defined() ? answer[i].data_ptr<bool>() : nullptr;
+    e.tokens.assign(tok, tok + length);
+    // First answer position; tasks without answers (byte-lm): the last position with a target.
+    for (long long t = 0; t < length && e.position < 0 && ans; ++t)
+      if (ans[t]) e.position = t;
+    for (long long t = length - 1; t >= 0 && e.position < 0; --t)
+      if (tgt[t] != -1) e.position = t;
+    if (e.position < 0) continue;
+    torch::Tensor p = probs[i][e.position];  // (V)
+    e.target = tgt[e.position];
+    e.prediction = p.argmax().item<int64_t>();
+    e.confidence = p[e.prediction].item<double>();
+  }
+  return out;
+}
+
 std::vector<OrderLoo> Trainer::pjOrderLoo(long long length) {
   State& s = *s_;
   auto modules = s.model->positionModules();

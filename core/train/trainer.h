@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "train/inspection.h"  // AttentionSample, ExamplePrediction
 #include "train/snapshot.h"
 #include "train/train_config.h"
 #include "util/error.h"
@@ -19,13 +20,6 @@ namespace poslab {
 class DivergedError : public Error {
  public:
   using Error::Error;
-};
-
-// Attention of the trained model on one sample input, per layer and head, downsampled.
-struct AttentionSample {
-  long long length = 0;     // T of the sample
-  long long size = 0;       // side of each downsampled map (<= maxSide)
-  std::vector<std::vector<std::vector<double>>> maps;  // [layer][head] -> size * size row-major
 };
 
 // Leave-one-order-out for a PJ-bias model: task-loss increase with (sector, order) zeroed.
@@ -49,7 +43,12 @@ class Trainer {
   // Loss and accuracy at each length (streaming attention), seeded independently of training.
   // sequences: per length (0: the run config's evalSequences).
   std::vector<EvalResult> evaluate(const std::vector<long long>& lengths, long long sequences = 0);
+  // Attention weights of example 0 of the sample stream (seeded by run.seed, independent of the
+  // training and evaluation batches), pooled to at most maxSide x maxSide.
   AttentionSample attentionSample(long long length, long long maxSide = 128);
+  // The model's prediction on examples 0 .. count-1 of the same sample stream (example 0 is the
+  // attentionSample input), at each example's first scored position. Length as attentionSample.
+  std::vector<ExamplePrediction> samplePredictions(long long count, long long length);
   std::vector<OrderLoo> pjOrderLoo(long long length);
   // Learned position parameters of layer `layer`.
   std::map<std::string, std::vector<double>> positionParameters(long long layer = 0) const;

@@ -65,6 +65,25 @@ void TrainingWorker::withTrainer(const std::function<void(Trainer&)>& job) {
   result.get();
 }
 
+bool TrainingWorker::post(std::function<void(Trainer&)> job,
+                          std::function<void(const std::string&)> onError) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return false;
+    jobs_.push_back([this, job = std::move(job), onError = std::move(onError)] {
+      try {
+        job(*trainer_);
+      } catch (const std::exception& e) {
+        if (onError) onError(e.what());
+      } catch (...) {
+        if (onError) onError("unknown error");
+      }
+    });
+  }
+  wake_.notify_all();
+  return true;
+}
+
 void TrainingWorker::doStep() {
   Snapshot snap;
   try {
@@ -73,6 +92,7 @@ void TrainingWorker::doStep() {
     playing_ = false;
     snap.step = trainer_->stepCount();
     snap.message = e.what();
+    snap.diverged = true;
     if (onSnapshot_) onSnapshot_(snap);
     return;
   }

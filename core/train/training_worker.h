@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "train/trainer.h"
@@ -36,6 +37,12 @@ class TrainingWorker {
   // Runs job(trainer) on the worker thread between steps and waits for it (evaluate, save, ...).
   // Exceptions thrown by job are rethrown here.
   void withTrainer(const std::function<void(Trainer&)>& job);
+  // Queues job(trainer) to run on the worker thread between steps and returns at once (a UI
+  // thread must never wait for a step). Jobs run in the order posted, before the next step or
+  // reset. An exception thrown by job goes to onError (on the worker thread), if given. False,
+  // and the job dropped, once the worker has stopped; jobs still queued at stop() never run.
+  bool post(std::function<void(Trainer&)> job,
+            std::function<void(const std::string&)> onError = {});
 
  private:
   void loop();

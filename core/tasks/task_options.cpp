@@ -1,0 +1,56 @@
+#include "tasks/task_options.h"
+
+#include <cmath>
+
+#include "tasks/lag_kernels.h"
+#include "tasks/sector_teacher.h"
+#include "tasks/task_common.h"
+
+namespace poslab {
+
+namespace {
+constexpr double kKernelLmBase = 10000;  // as kernel_lm.cpp: omega = base^(-6/headDim)
+constexpr double kTeacherPeriods = 4;    // as sector_teacher.cpp: 4 periods over L
+constexpr double kMaxLen = static_cast<double>(kMaxTaskLength);
+}  // namespace
+
+std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
+  const double L = static_cast<double>(c.trainLength);
+  if (c.id == "indirect-indexing")
+    return {{"alphabet", true, 8, kMaxLen, 128, false,
+             "A: distinct characters to draw from; sequences hold up to A of them (T <= A + 3)"},
+            {"max_offset", true, 1, kMaxLen, 8, false,
+             "K: offsets from -K to K (not 0); needs A >= 2K + 1 and T >= 2K + 4"}};
+  if (c.id == "kernel-lm") {
+    const LagKernelParams p =
+        defaultLagKernelParams(std::max<long long>(1, c.headDim), kKernelLmBase, L);
+    return {{"omega", false, -HUGE_VAL, HUGE_VAL, p.omega, true,
+             "main frequency of the target kernel (rad per position); default 10000^(-6/head_dim)"},
+            {"omega2", false, -HUGE_VAL, HUGE_VAL, p.omega2, true,
+             "second frequency (rhythm_envelope); default 10000^(-2/head_dim)"},
+            {"gamma", false, 0, HUGE_VAL, p.gamma, false, "decay of damped_mixed (per position)"},
+            {"stochastic", true, 0, 1, 0, false,
+             "1: labels drawn from sigmoid(3 score) instead of the sign of the score"}};
+  }
+  if (c.id == "kv-retrieval")
+    return {{"pairs", true, 1, kMaxLen, 4, false, "P: key-value pairs stored in each sequence"},
+            {"noise_tokens", true, 1, kMaxLen, 16, false, "N: distinct filler tokens"},
+            {"keys", true, 1, kMaxLen, 16, false, "K: distinct key tokens (>= pairs)"},
+            {"values", true, 2, kMaxLen, 16, false, "V: distinct value tokens"}};
+  if (c.id == "sector-teacher")
+    return {
+        {"omega", false, 0, HUGE_VAL, 2 * M_PI * kTeacherPeriods / L, true,
+         "teacher frequency (rad per position); default 2 pi 4 / L, four periods over L"},
+        {"teacher", true, 0, 1, 0, false,
+         "0: sign of the normalised kernel; 1: softmax(4 K) attention teacher"},
+        {"L", false, 1, HUGE_VAL, L, true, "context scale of the teacher (default: train length)"}};
+  return {};
+}
+
+std::vector<std::string> taskKernelChoices(const std::string& taskId) {
+  if (taskId == "kernel-lm") return lagKernelNames();
+  if (taskId == "sector-teacher") return sectorTeacherNames();
+  return {};
+}
+
+}  // namespace poslab

@@ -1,0 +1,33 @@
+// The options each task takes (TaskConfig::options), described for a form: name, integer or real,
+// range, the default the task uses for a given config, and one line of help. The task .cpp files
+// remain the authority (they parse and reject); tests/core/test_live_inspection.cpp checks that
+// these specs agree with them. Plain data, no torch.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tasks/task_config.h"
+
+namespace poslab {
+
+struct TaskOptionSpec {
+  std::string name;         // key in TaskConfig::options, e.g. "alphabet"
+  bool integer = false;     // integer-valued (a 0/1 integer is a switch)
+  double min = 0, max = 0;  // inclusive range a form offers; the task rejects values outside
+                            // it (except sector-teacher omega < 0, which means the default).
+                            // Options may also constrain each other (alphabet >= 2K + 1).
+  double defaultValue = 0;  // what the task uses when the option is absent, for this config
+  bool derived = false;     // the default follows other settings (train length, head dim)
+  std::string help;         // one line: meaning and unit
+};
+
+// The options shown for task `config.id` (byte-lm's internal "split" is not one); empty for an
+// unknown task. Defaults are computed for `config` (its train length, head dim, kernel).
+std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& config);
+
+// The names that TaskConfig::kernel may take for the task: lag kernels for kernel-lm, teachers
+// for sector-teacher, empty for the tasks that do not use it.
+std::vector<std::string> taskKernelChoices(const std::string& taskId);
+
+}  // namespace poslab
