@@ -16,6 +16,7 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "training/training_panel.h"
+#include "menus/edit_view_menus.h"
 
 namespace poslab::ui {
 
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(training_, &TrainingPanel::statusMessage, this,
           [this](const QString& m) { statusBar()->showMessage(m, kStatusMs); });
   controller_->setCurrentView(ExplorerView::Kernel);
+  editViewMenus_ = new EditViewMenus(this);  // after File: adds File > Export to it
   resize(1400, 860);
 }
 

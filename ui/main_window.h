@@ -23,6 +23,7 @@ class ProbeView;
 class DiagnosticsView;
 class ExplorerController;
 class TrainingPanel;
+class EditViewMenus;
 
 // The window's tabs, in order.
 enum class WindowView { Kernel, Attention, Norms, Probe, Diagnostics, Training };
@@ -48,6 +49,9 @@ class MainWindow : public QMainWindow {
   TrainingPanel* trainingPanel() const { return training_; }
   ExplorerController* controller() const { return controller_; }
   QLabel* errorLabel() const { return error_; }
+  // File > Export, Edit (undo), View (tabs), Training and Help menus; plot context menus.
+  EditViewMenus* editViewMenus() const { return editViewMenus_; }
+  QTabWidget* tabs() const { return tabs_; }
 
  private:
   ParameterPanel* parameters_ = nullptr;
@@ -61,6 +65,7 @@ class MainWindow : public QMainWindow {
   QLabel* error_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   ExplorerController* controller_ = nullptr;
+  EditViewMenus* editViewMenus_ = nullptr;
 };
 
 }  // namespace poslab::ui

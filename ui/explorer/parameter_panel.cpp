@@ -109,6 +109,11 @@ bool ParameterPanel::setValue(const std::string& name, double value) {
   return false;
 }
 
+bool ParameterPanel::dragging() const {
+  return std::any_of(rows_.begin(), rows_.end(),
+                     [](const Row& r) { return r.slider && r.slider->isSliderDown(); });
+}
+
 void ParameterPanel::rebuildRows() {
   while (QLayoutItem* item = grid_->takeAt(0)) {
     delete item->widget();
@@ -181,6 +186,8 @@ void ParameterPanel::addRow(const ParamSpec& spec) {
     r.real->setValue(r.value);
     Q_EMIT valuesChanged();
   });
+  connect(row.slider, &QSlider::sliderPressed, this, &ParameterPanel::dragStarted);
+  connect(row.slider, &QSlider::sliderReleased, this, &ParameterPanel::dragFinished);
   connect(row.real, &QDoubleSpinBox::valueChanged, this, [this, index](double value) {
     Row& r = rows_[index];
     const QSignalBlocker block(r.slider);

@@ -33,10 +33,15 @@ class ParameterPanel : public QWidget {
   // clamped by it, as typing would be.
   bool setFamily(const std::string& id);
   bool setValue(const std::string& name, double value);
+  // True while the user holds a slider down (a drag: its changes form one undo step).
+  bool dragging() const;
 
  Q_SIGNALS:
   void familyChanged();
   void valuesChanged();
+  // A slider was pressed / released (for undo: one command per drag).
+  void dragStarted();
+  void dragFinished();
 
  private:
   // One parameter's controls; slider is null for integers.

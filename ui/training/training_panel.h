@@ -59,6 +59,13 @@ class TrainingPanel : public QWidget {
     QCPGraph* eval = nullptr;      // evaluation metric vs length (latest evaluation)
   };
   const std::vector<Curves>& curves() const { return curves_; }
+  // Run `index`'s family id and its latest evaluation (empty before the first), for reports.
+  std::string runFamily(int index) const {
+    return runs_.at(static_cast<size_t>(index))->spec().config.model.family;
+  }
+  const std::vector<poslab::EvalResult>& latestEval(int index) const {
+    return lastEval_.at(static_cast<size_t>(index));
+  }
 
  public Q_SLOTS:
   void play();

@@ -1,0 +1,242 @@
+// Undo/redo of parameter changes and the keyboard shortcuts, offscreen: moving gamma then eta
+// and undoing twice brings back the defaults and the default kernel (numbers compared); a slider
+// drag is one command; a family change restores the previous family with all its values; undo
+// itself never records; every menu action carries its shortcut and the shortcuts work.
+#include <qcustomplot.h>
+#include <QAction>
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "explorer/explorer_controller.h"
+#include "explorer/kernel_view.h"
+#include "explorer/parameter_panel.h"
+#include "main_window.h"
+#include "menus/edit_view_menus.h"
+#include "training/training_panel.h"
+#include "undo/parameter_undo.h"
+
+using namespace poslab::ui;
+
+namespace {
+constexpr int kWaitMs = 60000;
+
+std::vector<std::pair<double, double>> points(const QCPGraph* g) {
+  std::vector<std::pair<double, double>> out;
+  for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+    out.emplace_back(it->key, it->value);
+  return out;
+}
+
+QList<QKeySequence> keys(std::initializer_list<const char*> list) {
+  QList<QKeySequence> out;
+  for (const char* k : list) out << QKeySequence(k);
+  return out;
+}
+}  // namespace
+
+class TestUndoShortcuts : public QObject {
+  Q_OBJECT
+
+  MainWindow* window_ = nullptr;
+
+  void settle(ExplorerView view) {
+    ExplorerController* c = window_->controller();
+    QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
+  }
+  QAction* action(const char* name) { return window_->editViewMenus()->action(name); }
+  QUndoStack* stack() { return window_->editViewMenus()->undo()->stack(); }
+  ParameterPanel* params() { return window_->parameters(); }
+
+ private Q_SLOTS:
+  void init() {
+    window_ = new MainWindow;
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowActive(window_));
+  }
+  void cleanup() {
+    delete window_;
+    window_ = nullptr;
+  }
+
+  void undoTwiceRestoresDefaultsAndTheDefaultKernel() {
+    QVERIFY(params()->setFamily("jordan-exact"));
+    window_->showView(WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    const auto defaults = params()->values();
+    const auto defaultKernel = points(window_->kernelView()->kernelGraph());
+    QCOMPARE(defaultKernel.size(), size_t(256));
+    const int base = stack()->count();
+
+    // gamma typed into its spin box (Enter): one command.
+    params()->findChild<QDoubleSpinBox*>("param_gamma")->setValue(0.02);
+    QCOMPARE(stack()->count(), base + 1);
+    // eta dragged on its slider through several values: one command.
+    auto* eta = params()->findChild<QSlider*>("slider_eta");
+    eta->setSliderDown(true);
+    for (int p : {600, 650, 700, 800}) eta->setValue(p);
+    eta->setSliderDown(false);
+    QCOMPARE(stack()->count(), base + 2);
+    const double draggedEta = params()->values().at("eta");
+    QVERIFY(draggedEta != defaults.at("eta"));
+    settle(ExplorerView::Kernel);
+    QVERIFY(points(window_->kernelView()->kernelGraph()) != defaultKernel);
+
+    action("actionUndo")->trigger();
+    QCOMPARE(params()->values().at("eta"), defaults.at("eta"));
+    QCOMPARE(params()->values().at("gamma"), 0.02);
+    action("actionUndo")->trigger();
+    QCOMPARE(params()->values(), defaults);  // every value, exactly
+    QCOMPARE(stack()->count(), base + 2);    // applying undo pushed nothing
+    QCOMPARE(stack()->index(), base);
+    settle(ExplorerView::Kernel);
+    const auto undone = points(window_->kernelView()->kernelGraph());
+    QCOMPARE(undone.size(), defaultKernel.size());
+    for (size_t n = 0; n < undone.size(); ++n) {
+      QCOMPARE(undone[n].first, defaultKernel[n].first);
+      QCOMPARE(undone[n].second, defaultKernel[n].second);
+    }
+    // Redo brings back gamma, then the whole drag's end value.
+    action("actionRedo")->trigger();
+    QCOMPARE(params()->values().at("gamma"), 0.02);
+    action("actionRedo")->trigger();
+    QCOMPARE(params()->values().at("eta"), draggedEta);
+    QCOMPARE(stack()->count(), base + 2);
+  }
+
+  // Two drags of the same slider are two commands; a drag back to the start is none.
+  void eachDragIsOneCommand() {
+    QVERIFY(params()->setFamily("jordan-exact"));
+    auto* eta = params()->findChild<QSlider*>("slider_eta");
+    const int start = eta->value();
+    const int base = stack()->count();
+    for (int target : {700, 300}) {
+      eta->setSliderDown(true);
+      eta->setValue(target - 10);
+      eta->setValue(target);
+      eta->setSliderDown(false);
+    }
+    QCOMPARE(stack()->count(), base + 2);
+    eta->setSliderDown(true);
+    eta->setValue(500);
+    eta->setValue(300);
+    eta->setSliderDown(false);
+    QCOMPARE(stack()->count(), base + 2);  // ended where it began
+    Q_UNUSED(start);
+  }
+
+  void familyChangeUndoRestoresFamilyAndValues() {
+    QVERIFY(params()->setFamily("rope"));
+    QVERIFY(params()->setValue("base", 500));
+    QVERIFY(params()->setValue("head_dim", 32));
+    QVERIFY(params()->setFamily("alibi"));
+    QCOMPARE(stack()->text(stack()->index() - 1), QString("family rope → alibi"));
+    action("actionUndo")->trigger();
+    QCOMPARE(params()->familyId(), std::string("rope"));
+    QCOMPARE(params()->values().at("base"), 500.0);
+    QCOMPARE(params()->values().at("head_dim"), 32.0);
+    action("actionRedo")->trigger();
+    QCOMPARE(params()->familyId(), std::string("alibi"));
+    QCOMPARE(params()->values().at("heads"), 4.0);  // alibi's defaults, as after the change
+  }
+
+  void actionsCarryTheirShortcuts() {
+    QCOMPARE(action("actionUndo")->shortcuts(), keys({"Ctrl+Z"}));
+    QCOMPARE(action("actionRedo")->shortcuts(), keys({"Ctrl+Shift+Z", "Ctrl+Y"}));
+    for (int i = 1; i <= 6; ++i)
+      QCOMPARE(action(qPrintable("actionView" + QString::number(i)))->shortcut(),
+               QKeySequence("Ctrl+" + QString::number(i)));
+    QCOMPARE(action("actionExportImage")->shortcut(), QKeySequence("Ctrl+E"));
+    QCOMPARE(action("actionExportData")->shortcut(), QKeySequence("Ctrl+Shift+E"));
+    QCOMPARE(action("actionPlayPause")->shortcuts(), keys({"Ctrl+P", "Space"}));
+    QCOMPARE(action("actionStep")->shortcut(), QKeySequence("Ctrl+."));
+    QCOMPARE(action("actionReset")->shortcut(), QKeySequence("Ctrl+R"));
+    QCOMPARE(action("actionShortcuts")->shortcut(), QKeySequence("F1"));
+    // Each is in a menu (where its shortcut is shown) and no key is used twice.
+    QSet<QString> seen;
+    for (QAction* a : window_->findChildren<QAction*>()) {
+      for (const QKeySequence& k : a->shortcuts()) {
+        QVERIFY2(!seen.contains(k.toString()), qPrintable("used twice: " + k.toString()));
+        seen.insert(k.toString());
+      }
+    }
+    QVERIFY(!action("actionUndo")->associatedObjects().isEmpty());
+  }
+
+  void keysSwitchTabsAndUndo() {
+    QTest::keyClick(window_, Qt::Key_3, Qt::ControlModifier);
+    QCOMPARE(window_->currentView(), WindowView::Norms);
+    QVERIFY(action("actionView3")->isChecked());
+    QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
+    QCOMPARE(window_->currentView(), WindowView::Kernel);
+    QVERIFY(params()->setFamily("jordan-exact"));
+    const double gamma = params()->values().at("gamma");
+    QVERIFY(params()->setValue("gamma", 0.5));
+    window_->kernelView()->plot()->setFocus();
+    QTest::keyClick(window_, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(params()->values().at("gamma"), gamma);
+    QTest::keyClick(window_, Qt::Key_Y, Qt::ControlModifier);
+    QCOMPARE(params()->values().at("gamma"), 0.5);
+  }
+
+  // Training keys work on the training tab only; Space stays with a focused spin box.
+  void trainingKeys() {
+    TrainingPanel* panel = window_->trainingPanel();
+    panel->findChild<QSpinBox*>("steps")->setValue(100000);
+    panel->findChild<QSpinBox*>("batch")->setValue(2);
+    panel->findChild<QSpinBox*>("trainLength")->setValue(8);
+    panel->findChild<QLineEdit*>("evalLengths")->setText("8");
+    window_->showView(WindowView::Kernel);
+    QVERIFY(!action("actionPlayPause")->isEnabled());
+    QTest::keyClick(window_, Qt::Key_P, Qt::ControlModifier);
+    QCOMPARE(panel->runCount(), 0);
+
+    QTest::keyClick(window_, Qt::Key_6, Qt::ControlModifier);
+    QCOMPARE(window_->currentView(), WindowView::Training);
+    auto* steps = panel->findChild<QSpinBox*>("steps");
+    steps->setFocus();
+    QTest::keyClick(steps, Qt::Key_Space);
+    QCOMPARE(panel->runCount(), 0);                                 // the spin box had the key
+    QTest::keyClick(window_, Qt::Key_Period, Qt::ControlModifier);  // one step
+    QCOMPARE(panel->runCount(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(panel->stepCount(), 1LL, kWaitMs);
+    window_->tabs()->setFocus();
+    QTest::keyClick(window_->tabs(), Qt::Key_Space);
+    QVERIFY(panel->isPlaying());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->stepCount() >= 3, kWaitMs);
+    QTest::keyClick(window_, Qt::Key_P, Qt::ControlModifier);
+    QVERIFY(!panel->isPlaying());
+    QTest::keyClick(window_, Qt::Key_R, Qt::ControlModifier);
+    QTRY_COMPARE_WITH_TIMEOUT(panel->stepCount(), 0LL, kWaitMs);
+  }
+
+  void shortcutsDialogListsEveryMenuShortcut() {
+    // A menu added by someone else later is listed too: the dialog reads the menu bar.
+    QMenu* extra = window_->menuBar()->addMenu("Extra");
+    extra->addAction("Frobnicate")->setShortcut(QKeySequence("Ctrl+Alt+K"));
+    QTest::keyClick(window_, Qt::Key_F1);
+    auto* dialog = window_->findChild<QDialog*>("shortcutsDialog");
+    QVERIFY(dialog && dialog->isVisible());
+    auto* table = dialog->findChild<QTableWidget*>("shortcutsTable");
+    QStringList rows;
+    for (int r = 0; r < table->rowCount(); ++r)
+      rows << table->item(r, 0)->text() + " = " + table->item(r, 1)->text();
+    const QString all = rows.join('\n');
+    for (const char* expected :
+         {"Ctrl+Z = Edit › Undo", "Ctrl+E = File › Export › Current view as image",
+          "Ctrl+6 = View › Live training", "Ctrl+P  or  Space = Training › Play / Pause",
+          "Ctrl+. = Training › Step", "Ctrl+R = Training › Reset"})
+      QVERIFY2(all.contains(expected), qPrintable(QString(expected) + " missing from\n" + all));
+    QVERIFY2(all.contains("Ctrl+Alt+K = Extra › Frobnicate"), qPrintable(all));
+  }
+};
+
+QTEST_MAIN(TestUndoShortcuts)
+#include "test_undo_shortcuts.moc"

@@ -1,0 +1,143 @@
+#include "export/run_report.h"
+
+#include <qcustomplot.h>
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QSet>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "export/plot_export.h"
+#include "train/preset.h"
+#include "train/train_config.h"
+#include "training/training_panel.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr int kFigureWidth = 960;  // logical pixels: readable on a page and in a README
+constexpr int kFigureHeight = 420;
+constexpr double kFigureScale = 2;  // PNG pixels per logical pixel (sharp on high-DPI screens)
+
+// ExperimentSpec in the preset file's layout (see resources/presets/*.json).
+nlohmann::json experimentJson(const poslab::ExperimentSpec& e) {
+  nlohmann::json j;
+  j["name"] = e.name;
+  if (!e.description.empty()) j["description"] = e.description;
+  if (!e.paperResult.empty()) j["paper"] = e.paperResult;
+  j["families"] = e.families;
+  j["seeds"] = e.seeds;
+  j["config"] = e.base;
+  if (!e.familyParams.empty()) j["family_params"] = e.familyParams;
+  if (!e.variants.empty()) j["variants"] = e.variants;
+  return j;
+}
+
+QString writeText(const QString& path, const QByteArray& bytes) {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+    return QObject::tr("cannot write %1: %2").arg(path, f.errorString());
+  return {};
+}
+
+QString metric(double v) {
+  return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("–");
+}
+}  // namespace
+
+QString runReportFolder(const QString& markdownPath) {
+  const QFileInfo info(markdownPath);
+  return info.dir().filePath(info.completeBaseName() + "_figures");
+}
+
+QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStringList* written) {
+  const QFileInfo info(markdownPath);
+  if (info.fileName().isEmpty()) return QObject::tr("no report file name given");
+  const QString folder = runReportFolder(markdownPath);
+  const QString folderName = QFileInfo(folder).fileName();
+  if (!QDir().mkpath(folder)) return QObject::tr("cannot create the figure folder %1").arg(folder);
+  QStringList files;
+
+  // Figures first: the Markdown links to them.
+  panel->replot();  // the coalescing timer may not have drawn the newest points yet
+  QString figures;
+  QSet<QString> used;
+  for (QCustomPlot* plot : panel->findChildren<QCustomPlot*>()) {
+    QString stem = plotBaseName(plot);
+    for (int n = 2; used.contains(stem); ++n) stem = plotBaseName(plot) + QString::number(n);
+    used.insert(stem);
+    const QString file = stem + ".png";
+    const QString problem = exportPlotImage(plot, QDir(folder).filePath(file),
+                                            {kFigureWidth, kFigureHeight, kFigureScale});
+    if (!problem.isEmpty()) return problem;
+    files << QDir(folder).filePath(file);
+    figures += QStringLiteral("### %1\n\n![%1](%2/%3)\n\n").arg(stem, folderName, file);
+  }
+
+  const poslab::ExperimentSpec spec = panel->experiment();
+  const std::string setupJson = experimentJson(spec).dump(2);
+  const QString jsonPath = QDir(folder).filePath("setup.json");
+  if (QString p = writeText(jsonPath, QByteArray::fromStdString(setupJson + "\n")); !p.isEmpty())
+    return p;
+  files << jsonPath;
+
+  QString md;
+  md += QObject::tr("# PosLab run report\n\n");
+  md += QObject::tr("Written %1 by PosLab %2.\n\n")
+            .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
+                 QCoreApplication::applicationVersion());
+  md += QObject::tr("## Setup\n\n");
+  QStringList families;
+  for (const auto& f : spec.families) families << QString::fromStdString(f);
+  const auto& c = spec.base;
+  md += QObject::tr(
+            "- task: %1, train length %2\n- families: %3\n- steps: %4 (reached %5), batch %6, "
+            "peak lr %7, seed %8\n- evaluation lengths: %9\n")
+            .arg(QString::fromStdString(c.task.id))
+            .arg(c.task.trainLength)
+            .arg(families.join(", "))
+            .arg(c.run.steps)
+            .arg(panel->stepCount())
+            .arg(c.optim.batch)
+            .arg(c.optim.lr)
+            .arg(c.run.seed)
+            .arg([&] {
+              QStringList l;
+              for (long long n : c.run.evalLengths) l << QString::number(n);
+              return l.join(", ");
+            }());
+  if (!panel->statusText().isEmpty()) md += QObject::tr("- status: %1\n").arg(panel->statusText());
+  md += '\n';
+
+  md += QObject::tr("## Latest evaluation\n\n");
+  QString rows;
+  for (int i = 0; i < panel->runCount(); ++i)
+    for (const poslab::EvalResult& e : panel->latestEval(i))
+      rows += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
+                  .arg(QString::fromStdString(panel->runFamily(i)))
+                  .arg(panel->runStep(i))
+                  .arg(e.length)
+                  .arg(metric(e.accuracy), metric(e.loss));
+  if (rows.isEmpty()) {
+    md += QObject::tr(
+              "No evaluation yet (press Play; runs evaluate every %1 steps and at the end).\n\n")
+              .arg(c.run.evalEvery);
+  } else {
+    md += QObject::tr("| family | step | length | accuracy | loss |\n|---|---:|---:|---:|---:|\n");
+    md += rows + '\n';
+  }
+
+  md += QObject::tr("## Figures\n\n") + figures;
+  md += QObject::tr("## Training setup (JSON)\n\nAlso in `%1/setup.json`.\n\n```json\n%2\n```\n")
+            .arg(folderName, QString::fromStdString(setupJson));
+  if (QString p = writeText(markdownPath, md.toUtf8()); !p.isEmpty()) return p;
+  files.prepend(markdownPath);
+  if (written) *written = files;
+  return {};
+}
+
+}  // namespace poslab::ui
