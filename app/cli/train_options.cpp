@@ -49,6 +49,8 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--kernel", o.kernel, "kernel-lm target kernel / sector-teacher teacher name");
   cmd->add_option("--text", o.text, "byte-lm: a UTF-8 text file (default: the fortunes corpus)");
   cmd->add_option("--train-length", o.trainLength, "training sequence length T");
+  cmd->add_option("--min-train-length", o.minTrainLength,
+                  "draw each step's length uniformly from [N, T] (0: always T)");
   cmd->add_option("--steps", o.steps, "optimisation steps")->capture_default_str();
   cmd->add_option("--seed", o.seed, "seed of weights and data")->capture_default_str();
   cmd->add_option("--eval-lengths", o.evalLengths, "comma-separated evaluation lengths");
@@ -88,6 +90,7 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   if (!o.text.empty()) c.task.textFile = o.text;
   if (o.trainLength > 0) c.task.trainLength = o.trainLength;
   else if (o.configFile.empty()) c.task.trainLength = defaultTrainLength(c.task.id);
+  if (o.minTrainLength >= 0) c.task.minTrainLength = o.minTrainLength;
   c.model.family = family;
   for (const auto& [k, v] : parseSets(o.common.sets)) c.model.familyParams[k] = v;
   if (o.configFile.empty()) {

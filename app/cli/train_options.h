@@ -12,15 +12,16 @@
 namespace poslab::cli {
 
 struct TrainOptions {
-  CommonOptions common;           // --set (family parameters), --json
+  CommonOptions common;  // --set (family parameters), --json
   std::string task;
   std::vector<std::string> taskSets;  // --task-set NAME=VALUE
   std::string kernel;
   std::string text;
   long long trainLength = 0;      // 0: the task's default
+  long long minTrainLength = -1;  // -1: keep the config's; 0: fixed length; else [min, T] per step
   long long steps = 500;
   uint64_t seed = 0;
-  std::string evalLengths;        // "a,b,c"
+  std::string evalLengths;  // "a,b,c"
   long long evalEvery = 100;
   long long evalSequences = 64;
   double lr = 3e-3;
@@ -29,7 +30,7 @@ struct TrainOptions {
   long long dModel = 64, heads = 4, layers = 2;
   std::vector<std::string> pins;
   std::string device = "auto";
-  std::string configFile;         // a TrainConfig JSON to start from
+  std::string configFile;  // a TrainConfig JSON to start from
 };
 
 void addTrainOptions(CLI::App* cmd, TrainOptions& o);

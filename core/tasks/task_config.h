@@ -14,7 +14,11 @@ struct TaskConfig {
   std::string kernel = "mixed_raw";  // kernel-lm: target kernel name; sector-teacher: teacher name
   std::string textFile;              // byte-lm: UTF-8 file (empty: the default corpus)
   long long trainLength = 64;        // T used for training; kernels are normalised over it
-  long long headDim = 16;            // sets the kernel-LM frequency omega = base^(-6/headDim)
+  // 0: every training batch has trainLength tokens. Otherwise each step draws its length uniformly
+  // from [minTrainLength, trainLength] (from the step's data seed), so that the model cannot tie
+  // its solution to one sequence length. Evaluation lengths are unaffected.
+  long long minTrainLength = 0;
+  long long headDim = 16;  // sets the kernel-LM frequency omega = base^(-6/headDim)
 };
 
 }  // namespace poslab

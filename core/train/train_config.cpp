@@ -17,6 +17,10 @@ void TrainConfig::validate() const {
   positive("grad_clip", optim.gradClip);
   positive("position_lr_scale", optim.positionLrScale);
   positive("train length", static_cast<double>(task.trainLength));
+  if (task.minTrainLength < 0 || task.minTrainLength > task.trainLength)
+    throw InvalidArgument("min_train_length " + std::to_string(task.minTrainLength) +
+                          " must be 0 (off) or at most train_length " +
+                          std::to_string(task.trainLength));
   if (optim.weightDecay < 0 || !std::isfinite(optim.weightDecay))
     throw InvalidArgument("weight_decay must be >= 0");
   if (run.steps < 0) throw InvalidArgument("steps must be >= 0");
@@ -30,7 +34,8 @@ void TrainConfig::validate() const {
 
 void to_json(nlohmann::json& j, const TaskConfig& c) {
   j = {{"id", c.id}, {"options", c.options}, {"kernel", c.kernel}, {"text_file", c.textFile},
-       {"train_length", c.trainLength}, {"head_dim", c.headDim}};
+       {"train_length", c.trainLength}, {"min_train_length", c.minTrainLength},
+       {"head_dim", c.headDim}};
 }
 void from_json(const nlohmann::json& j, TaskConfig& c) {
   TaskConfig d;
@@ -39,6 +44,7 @@ void from_json(const nlohmann::json& j, TaskConfig& c) {
   c.kernel = j.value("kernel", d.kernel);
   c.textFile = j.value("text_file", d.textFile);
   c.trainLength = j.value("train_length", d.trainLength);
+  c.minTrainLength = j.value("min_train_length", d.minTrainLength);
   c.headDim = j.value("head_dim", d.headDim);
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {

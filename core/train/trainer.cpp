@@ -106,6 +106,10 @@ struct Trainer::State {
                                 " is outside what task " + task->id() + " can generate",
                             "allowed [" + std::to_string(task->minLength()) + ", " +
                                 std::to_string(task->maxLength()) + "]");
+    if (cfg.task.minTrainLength > 0 && cfg.task.minTrainLength < task->minLength())
+      throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
+                                " is shorter than task " + task->id() + " can generate",
+                            "use at least " + std::to_string(task->minLength()) + ", or 0");
     device = chooseDevice(cfg.run.device);
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
@@ -173,11 +177,20 @@ std::string Trainer::deviceName() const { return s_->device.str(); }
 long long Trainer::parameterCount() const { return s_->model->parameterCount(); }
 long long Trainer::vocabSize() const { return s_->task->vocabSize(); }
 
+long long trainingLengthAt(const TaskConfig& task, uint64_t dataSeed) {
+  if (task.minTrainLength <= 0 || task.minTrainLength >= task.trainLength) return task.trainLength;
+  const auto span = static_cast<uint64_t>(task.trainLength - task.minTrainLength + 1);
+  // The data seed is already a hash of (run seed, step); remix it so the length and the batch
+  // contents are not drawn from the same bits.
+  return task.minTrainLength + static_cast<long long>(batchSeed(dataSeed, 0, 0x1e57) % span);
+}
+
 Snapshot Trainer::step() {
   State& s = *s_;
   const auto t0 = std::chrono::steady_clock::now();
-  Batch b = s.toDevice(s.task->sample(s.cfg.optim.batch, s.cfg.task.trainLength,
-                                      batchSeed(s.cfg.run.seed, s.step, kTrainStream)));
+  const uint64_t dataSeed = batchSeed(s.cfg.run.seed, s.step, kTrainStream);
+  Batch b = s.toDevice(
+      s.task->sample(s.cfg.optim.batch, trainingLengthAt(s.cfg.task, dataSeed), dataSeed));
   s.model->train();
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/std::max<int64_t>(1024, s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();

@@ -78,5 +78,8 @@ class Trainer {
 double learningRateAt(const OptimConfig& o, long long step, long long totalSteps);
 // Per-step data seed: a hash of the run seed and the step, so any step's batch can be regenerated.
 uint64_t batchSeed(uint64_t runSeed, long long step, uint64_t stream);
+// The length of a training batch: task.trainLength, or with task.minTrainLength set a length drawn
+// uniformly from [minTrainLength, trainLength] by the batch's data seed.
+long long trainingLengthAt(const TaskConfig& task, uint64_t dataSeed);
 
 }  // namespace poslab

@@ -89,6 +89,10 @@ json_has train-json "$tmp/t.json" "d['task']=='kernel-lm' and d['results'][0]['f
 [ "$(wc -l < "$tmp/run/metrics.jsonl")" -eq 6 ] && ok || fail "metrics.jsonl has $(wc -l < "$tmp/run/metrics.jsonl") lines, expected 6"
 grep -q "step 6/6" "$tmp/t.err" && ok || fail "no progress bar on stderr"
 "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 24,48 --json > "$tmp/e.json"
+expect_error min-train-length "min_train_length 32 must be 0 (off) or at most train_length 24" \
+  "$cli" train --task kernel-lm --family rope --steps 1 --train-length 24 --min-train-length 32
+expect_ok variable-train-length "$cli" train --task kernel-lm --family rope --steps 2 --batch 4 \
+  --train-length 24 --min-train-length 8 --eval-lengths 24 --eval-sequences 4 --out "$tmp/var"
 json_has eval-json "$tmp/e.json" "[e['length'] for e in d['results'][0]['eval']]==[24,48]"
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
   /usr/bin/python3 -c "

@@ -5,8 +5,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "encodings/registry.h"
@@ -106,6 +108,37 @@ TEST(Training, SameSeedGivesBitIdenticalLosses) {
   EXPECT_TRUE(differs);
 }
 
+// min_train_length: each step's length is drawn from [min, T] by the step's data seed: in range,
+// both ends reached, the same for the same seed; 0 means always T; out-of-range values are refused.
+TEST(Training, VariableTrainLengthsAreSeededAndInRange) {
+  TaskConfig task;
+  task.trainLength = 24;
+  task.minTrainLength = 16;
+  std::set<long long> seen;
+  for (long long step = 0; step < 400; ++step) {
+    const uint64_t seed = batchSeed(3, step, 1);
+    const long long len = trainingLengthAt(task, seed);
+    ASSERT_GE(len, 16);
+    ASSERT_LE(len, 24);
+    EXPECT_EQ(len, trainingLengthAt(task, seed));
+    seen.insert(len);
+  }
+  EXPECT_EQ(seen.size(), 9u);  // every length 16..24 occurs
+  task.minTrainLength = 0;
+  EXPECT_EQ(trainingLengthAt(task, 12345), 24);
+
+  TrainConfig c = smallRun("rope");
+  c.task.minTrainLength = 12;
+  const TrainConfig back = nlohmann::json(c).get<TrainConfig>();
+  EXPECT_EQ(back.task.minTrainLength, 12);
+  Trainer t(c);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isfinite(t.step().loss));
+  c.task.minTrainLength = 25;
+  EXPECT_THROW(c.validate(), InvalidArgument);
+  c.task.minTrainLength = 1;  // kernel-lm needs at least 2 tokens
+  EXPECT_THROW(Trainer{c}, InvalidArgument);
+}
+
 // Save after 4 steps, keep going 3 steps; a trainer loaded from the file takes the same 3 steps.
 TEST(Training, CheckpointResumesExactly) {
   const auto path = (std::filesystem::temp_directory_path() / "poslab_resume_test.pt").string();
@@ -154,8 +187,8 @@ TEST(Training, EvaluationReportsEveryLength) {
     EXPECT_LE(e.accuracy, 1.0);
   }
   auto sample = t.attentionSample(48, 16);
-  EXPECT_EQ(sample.maps.size(), 1u);      // layers
-  EXPECT_EQ(sample.maps[0].size(), 2u);   // heads
+  EXPECT_EQ(sample.maps.size(), 1u);     // layers
+  EXPECT_EQ(sample.maps[0].size(), 2u);  // heads
   EXPECT_EQ(sample.size, 16);
 }
 
