@@ -1,15 +1,24 @@
-// poslab: the desktop application. With --screenshot it renders one view offscreen, writes a
-// PNG and exits (0, or 2 with the reason on stderr), for scripts, CI and the docs.
+// poslab: the desktop application. --session FILE opens a saved session, --preset NAME loads a
+// paper experiment and starts training. With --screenshot it renders one view offscreen, writes
+// a PNG and exits (0, or 2 with the reason on stderr), for scripts, CI and the docs.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QStatusBar>
 #include <QTextStream>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include <cstdlib>
 #include <cstring>
 
 #include "explorer/parameter_panel.h"
 #include "main_window.h"
+#include "menus/file_menu.h"
+#include "menus/presets_menu.h"
 #include "screenshot.h"
+#include "training/training_panel.h"
 #include "util/threads.h"
 
 namespace {
@@ -31,12 +40,36 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
 }
 
+// QGuiApplication takes -session/--session for itself (X11 session management) and removes it
+// from the arguments; ours is renamed before QApplication sees it.
+constexpr const char* kSessionArg = "--poslab-session";
+std::vector<std::string> renameSessionArgument(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    for (const char* form : {"--session", "-session"}) {
+      const size_t n = std::strlen(form);
+      if (args[i] == form)
+        args[i] = kSessionArg;
+      else if (args[i].compare(0, n + 1, std::string(form) + "=") == 0)
+        args[i] = std::string(kSessionArg) + args[i].substr(n);
+    }
+    if (args[i] == "--") break;
+  }
+  return args;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   preferOffscreenForScreenshots(argc, argv);
+  std::vector<std::string> renamed = renameSessionArgument(argc, argv);
+  std::vector<char*> argvRenamed;
+  for (auto& a : renamed) argvRenamed.push_back(a.data());
+  argvRenamed.push_back(nullptr);
+  argv = argvRenamed.data();
   QApplication app(argc, argv);
   QApplication::setApplicationName("poslab");
+  QApplication::setOrganizationName("poslab");  // QSettings: ~/.config/poslab/poslab.conf
   QApplication::setApplicationVersion("0.1.0");
   poslab::configureThreads();
 
@@ -46,15 +79,31 @@ int main(int argc, char** argv) {
       "attention maps, feature norms, kernel probe, PJ diagnostics, live training).");
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption screenshot("screenshot", "Render offscreen, write a PNG to FILE and exit.", "FILE");
-  QCommandLineOption view("view", "Tab to show: " + poslab::ui::windowViewNames() + ".", "VIEW", "kernel");
+  QCommandLineOption screenshot("screenshot", "Render offscreen, write a PNG to FILE and exit.",
+                                "FILE");
+  QCommandLineOption view("view", "Tab to show: " + poslab::ui::windowViewNames() + ".", "VIEW",
+                          "kernel");
   QCommandLineOption family("family", "Family id (see `poslab-cli families`).", "ID");
   QCommandLineOption set("set", "Family parameter NAME=VALUE (repeatable).", "NAME=VALUE");
-  parser.addOptions({screenshot, view, family, set});
+  QCommandLineOption sessionHelp("session", "Open a saved session (.poslab file).", "FILE");
+  QCommandLineOption session(QString(kSessionArg).mid(2), "--session, renamed.", "FILE");
+  session.setFlags(QCommandLineOption::HiddenFromHelp);
+  QCommandLineOption preset("preset",
+                            "Load a preset (a name from resources/presets, or a preset JSON file) "
+                            "into the training tab and start it; with --screenshot, run its first "
+                            "seed to the end and shoot the training view.",
+                            "NAME");
+  QCommandLineOption timeout("timeout",
+                             "With --screenshot: give up after SECONDS (default 300, "
+                             "with --preset 86400).",
+                             "SECONDS");
+  parser.addOptions({screenshot, view, family, set, sessionHelp, session, preset, timeout});
   parser.process(app);  // --help and --version print and exit here
 
   const auto chosenView = poslab::ui::parseWindowView(parser.value(view));
-  if (!chosenView) return fail("unknown --view '" + parser.value(view) + "' (" + poslab::ui::windowViewNames() + ")");
+  if (!chosenView)
+    return fail("unknown --view '" + parser.value(view) + "' (" + poslab::ui::windowViewNames() +
+                ")");
   std::vector<std::pair<QString, double>> sets;
   for (const QString& s : parser.values(set)) {
     std::pair<QString, double> nv;
@@ -68,6 +117,18 @@ int main(int argc, char** argv) {
     req.view = *chosenView;
     req.family = parser.value(family);
     req.sets = sets;
+    req.session = parser.value(session);
+    req.sessionView = !parser.isSet(view);
+    req.preset = parser.value(preset);
+    if (req.preset.isEmpty() && parser.isSet(preset)) return fail("--preset needs a name");
+    if (parser.isSet(timeout) || !req.preset.isEmpty()) {
+      bool ok = true;
+      const double seconds = parser.isSet(timeout) ? parser.value(timeout).toDouble(&ok) : 86400;
+      if (!ok || !(seconds > 0))
+        return fail("--timeout '" + parser.value(timeout) +
+                    "' is not a positive number of seconds");
+      req.timeoutMs = static_cast<int>(std::min(seconds, 2e6) * 1000);
+    }
     const QString problem = poslab::ui::takeScreenshot(req);
     if (!problem.isEmpty()) return fail(problem);
     QTextStream(stdout) << "wrote " << req.file << "\n";
@@ -75,12 +136,28 @@ int main(int argc, char** argv) {
   }
 
   poslab::ui::MainWindow window;
+  window.sessionController()->persistLayout();
+  if (parser.isSet(session)) {
+    QString error;
+    if (!window.sessionController()->loadFile(parser.value(session), &error)) return fail(error);
+  }
+  QString presetNote;
+  if (parser.isSet(preset)) {
+    QString error;
+    if (!poslab::ui::loadPresetIntoWindow(window, parser.value(preset), &error, &presetNote))
+      return fail(error);
+  }
   if (parser.isSet(family) && !window.parameters()->setFamily(parser.value(family).toStdString()))
     return fail("unknown family '" + parser.value(family) + "'");
   for (const auto& [name, value] : sets)
     if (!window.parameters()->setValue(name.toStdString(), value))
       return fail("the family has no parameter '" + name + "'");
-  window.showView(*chosenView);
+  if (parser.isSet(view) || (!parser.isSet(session) && !parser.isSet(preset)))
+    window.showView(*chosenView);
   window.show();
+  if (parser.isSet(preset)) {
+    window.trainingPanel()->play();
+    window.statusBar()->showMessage(presetNote, 15000);
+  }
   return app.exec();
 }

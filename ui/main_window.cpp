@@ -16,6 +16,7 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "training/training_panel.h"
+#include "menus/file_menu.h"
 #include "menus/edit_view_menus.h"
 
 namespace poslab::ui {
@@ -40,8 +41,10 @@ QString windowViewNames() {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("PosLab — relative positional encodings"));
   auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName("mainSplitter");  // sizes kept across runs (menus/file_menu.cpp)
 
   auto* left = new QSplitter(Qt::Vertical, split);
+  left->setObjectName("leftSplitter");
   auto* scroll = new QScrollArea(left);
   scroll->setWidgetResizable(true);
   parameters_ = new ParameterPanel(scroll);
@@ -93,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(training_, &TrainingPanel::statusMessage, this,
           [this](const QString& m) { statusBar()->showMessage(m, kStatusMs); });
   controller_->setCurrentView(ExplorerView::Kernel);
+  sessions_ = installSessionMenus(this);  // File (first) and Presets menus
   editViewMenus_ = new EditViewMenus(this);  // after File: adds File > Export to it
   resize(1400, 860);
 }

@@ -23,6 +23,7 @@ class ProbeView;
 class DiagnosticsView;
 class ExplorerController;
 class TrainingPanel;
+class SessionController;
 class EditViewMenus;
 
 // The window's tabs, in order.
@@ -49,6 +50,8 @@ class MainWindow : public QMainWindow {
   TrainingPanel* trainingPanel() const { return training_; }
   ExplorerController* controller() const { return controller_; }
   QLabel* errorLabel() const { return error_; }
+  // File menu (sessions, recent files, copy/paste state) and the Presets menu.
+  SessionController* sessionController() const { return sessions_; }
   // File > Export, Edit (undo), View (tabs), Training and Help menus; plot context menus.
   EditViewMenus* editViewMenus() const { return editViewMenus_; }
   QTabWidget* tabs() const { return tabs_; }
@@ -65,6 +68,7 @@ class MainWindow : public QMainWindow {
   QLabel* error_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   ExplorerController* controller_ = nullptr;
+  SessionController* sessions_ = nullptr;
   EditViewMenus* editViewMenus_ = nullptr;
 };
 

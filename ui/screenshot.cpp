@@ -4,8 +4,8 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QLineEdit>
-#include <QSpinBox>
 #include <QPixmap>
+#include <QSpinBox>
 #include <QTimer>
 
 #include <map>
@@ -13,6 +13,8 @@
 #include "bridge/catalog.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
+#include "menus/presets_menu.h"
+#include "session/session_io.h"
 #include "training/training_panel.h"
 
 namespace poslab::ui {
@@ -61,6 +63,23 @@ bool parseSet(const QString& text, std::pair<QString, double>& out) {
 QString takeScreenshot(const ScreenshotRequest& req) {
   MainWindow window;
   window.resize(req.width, req.height);
+  WindowView view = req.view;
+  if (!req.session.isEmpty()) {
+    SessionState state;
+    QString error;
+    if (!loadSessionFile(req.session, &state, &error)) return error;
+    if (!applySession(window, state, &error))
+      return QObject::tr("session file %1: %2").arg(req.session, error);
+    if (req.sessionView) view = *parseWindowView(QString::fromStdString(state.tab));
+  }
+  // A preset's setup is run as loaded; a session's too; otherwise a short demo run.
+  bool ownTrainingSetup = !req.session.isEmpty();
+  if (!req.preset.isEmpty()) {
+    QString error, note;
+    if (!loadPresetIntoWindow(window, req.preset, &error, &note)) return error;
+    view = WindowView::Training;
+    ownTrainingSetup = true;
+  }
   ParameterPanel* panel = window.parameters();
   if (!req.family.isEmpty() && !panel->setFamily(req.family.toStdString()))
     return QObject::tr("unknown family '%1'; see `poslab-cli families`").arg(req.family);
@@ -76,23 +95,24 @@ QString takeScreenshot(const ScreenshotRequest& req) {
   if (!problem.empty()) return QString::fromStdString(problem);
   for (const auto& [name, value] : req.sets) panel->setValue(name.toStdString(), value);
 
-  window.showView(req.view);
+  window.showView(view);
   window.show();
   bool finished = false;
-  if (req.view == WindowView::Training) {
+  if (view == WindowView::Training) {
     TrainingPanel* training = window.trainingPanel();
-    configureShortTraining(training);
+    if (!ownTrainingSetup) configureShortTraining(training);
     training->play();
+    if (training->runCount() == 0) return training->statusText();  // the setup was refused
     finished = waitUntil([&] { return training->allFinished(); }, req.timeoutMs);
-    if (training->runCount() == 0) return training->statusText();
     training->replot();
   } else {
-    const auto view = static_cast<ExplorerView>(req.view);
+    const auto shown = static_cast<ExplorerView>(view);
     ExplorerController* c = window.controller();
-    finished = waitUntil([&] { return !c->busy() && c->isUpToDate(view); }, req.timeoutMs);
+    finished = waitUntil([&] { return !c->busy() && c->isUpToDate(shown); }, req.timeoutMs);
     if (finished && !c->lastError().isEmpty()) return c->lastError();
   }
-  if (!finished) return QObject::tr("timed out after %1 s waiting for the view").arg(req.timeoutMs / 1000);
+  if (!finished)
+    return QObject::tr("timed out after %1 s waiting for the view").arg(req.timeoutMs / 1000);
   QCoreApplication::processEvents();  // the last replot's paint
   const QPixmap shot = window.grab();
   if (!shot.save(req.file, "PNG")) return QObject::tr("cannot write %1").arg(req.file);

@@ -1,6 +1,7 @@
-// Headless screenshots: build the window with a family, parameters and a view, wait until that
-// view's computation has finished (or, for training, until a short compare run has), grab the
-// window and write a PNG. Used by `poslab --screenshot` and its test.
+// Headless screenshots: build the window with a session, a family, parameters and a view, wait
+// until that view's computation has finished (for training: until the run has: a preset's or a
+// session's setup as it is, else a short compare run), grab the window and write a PNG. Used by
+// `poslab --screenshot` and its tests.
 #pragma once
 
 #include <QString>
@@ -13,12 +14,15 @@
 namespace poslab::ui {
 
 struct ScreenshotRequest {
-  QString file;                                     // PNG path
+  QString file;  // PNG path
   WindowView view = WindowView::Kernel;
-  QString family;                                   // empty: the window's default
-  std::vector<std::pair<QString, double>> sets;     // NAME=VALUE overrides, in order
-  int width = 1400, height = 860;                   // window size in pixels
-  int timeoutMs = 300000;                           // give up (error) after this long
+  QString family;                                // empty: the window's default
+  std::vector<std::pair<QString, double>> sets;  // NAME=VALUE overrides, in order
+  QString session;           // a .poslab file applied first (family and sets then apply on top)
+  bool sessionView = false;  // with a session: show its tab instead of `view`
+  QString preset;  // a preset name or file: run its first seed to the end, shot of training
+  int width = 1400, height = 860;  // window size in pixels
+  int timeoutMs = 300000;          // give up (error) after this long
 };
 
 // Returns an empty string on success, else what went wrong (unknown family or parameter, a

@@ -1,0 +1,412 @@
+// Presets, sessions and the state string through the window: a session saved, the window
+// changed and the session opened again gives back every value (parameters, view settings, tab,
+// training setup); malformed sessions and state strings are refused with a message naming the
+// problem and leave every value as it was; the Presets menu lists every preset and loads one.
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <set>
+
+#include "explorer/attention_view.h"
+#include "explorer/kernel_view.h"
+#include "explorer/norms_view.h"
+#include "explorer/parameter_panel.h"
+#include "explorer/probe_view.h"
+#include "main_window.h"
+#include "menus/file_menu.h"
+#include "menus/presets_menu.h"
+#include "session/session_io.h"
+#include "session/session_state.h"
+#include "train/preset.h"
+#include "training/training_panel.h"
+
+using namespace poslab::ui;
+using nlohmann::json;
+
+namespace {
+
+json stateJson(const MainWindow& w) {
+  return sessionToJson(captureSession(w));
+}
+
+void writeText(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(text);
+}
+
+// A training setup unlike the panel's default in every field the panel shows and some it does not.
+poslab::ExperimentSpec customSetup() {
+  poslab::ExperimentSpec e;
+  e.name = "custom";
+  e.families = {"pope", "rope", "alibi"};
+  e.seeds = {7};
+  e.base.task.id = "indirect-indexing";
+  e.base.task.options = {{"alphabet", 12}};
+  e.base.task.trainLength = 24;
+  e.base.model.dModel = 32;
+  e.base.model.heads = 2;
+  e.base.optim.lr = 0.002;
+  e.base.optim.batch = 16;
+  e.base.optim.warmup = 5;
+  e.base.run.steps = 123;
+  e.base.run.seed = 7;
+  e.base.run.evalLengths = {24, 48};
+  e.familyParams["pope"] = {{"gamma", 0.5}};
+  return e;
+}
+
+QMessageBox* errorBox(const MainWindow& w) {
+  return w.findChild<QMessageBox*>("sessionError");
+}
+void closeErrorBoxes(MainWindow& w) {
+  for (auto* b : w.findChildren<QMessageBox*>()) delete b;
+}
+
+}  // namespace
+
+class TestSessions : public QObject {
+  Q_OBJECT
+
+  // Puts the window into a state unlike its defaults everywhere a session reaches.
+  static void makeCustom(MainWindow& w) {
+    QVERIFY(w.parameters()->setFamily("jordan-exact"));
+    QVERIFY(w.parameters()->setValue("gamma", 0.0123));
+    QVERIFY(w.parameters()->setValue("omega", 0.25));
+    auto* lags = w.kernelView()->findChild<QComboBox*>("lagCount");
+    lags->setCurrentIndex(lags->findData(1024));
+    w.kernelView()->findChild<QCheckBox*>("logLag")->setChecked(true);
+    auto* T = w.attentionView()->findChild<QComboBox*>("attentionT");
+    T->setCurrentIndex(T->findData(256));
+    w.attentionView()->findChild<QCheckBox*>("logColor")->setChecked(false);
+    auto* maxPos = w.normsView()->findChild<QComboBox*>("maxPos");
+    maxPos->setCurrentIndex(maxPos->findData(4096));
+    w.probeView()->findChild<QComboBox*>("probeSet")->setCurrentIndex(1);
+    QString error;
+    QVERIFY2(w.trainingPanel()->setExperiment(customSetup(), &error), qPrintable(error));
+    w.showView(WindowView::Norms);
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location
+    QCoreApplication::setOrganizationName("poslab-tests");
+    QCoreApplication::setApplicationName("test_sessions");
+    QSettings().clear();
+  }
+
+  void sessionRoundTrip() {
+    QTemporaryDir dir;
+    MainWindow w;
+    makeCustom(w);
+    const json saved = stateJson(w);
+    const QString file = dir.filePath("a.poslab");
+    QVERIFY(w.sessionController()->saveFile(file));
+    QCOMPARE(w.sessionController()->currentFile(), file);
+
+    // Change everything.
+    QVERIFY(w.parameters()->setFamily("rope"));
+    w.kernelView()->findChild<QComboBox*>("lagCount")->setCurrentIndex(0);
+    w.kernelView()->findChild<QCheckBox*>("logLag")->setChecked(false);
+    w.attentionView()->findChild<QCheckBox*>("logColor")->setChecked(true);
+    w.probeView()->findChild<QComboBox*>("probeSet")->setCurrentIndex(0);
+    poslab::ExperimentSpec other;
+    other.families = {"rope"};
+    other.base.task.id = "kernel-lm";
+    QString error;
+    QVERIFY(w.trainingPanel()->setExperiment(other, &error));
+    w.showView(WindowView::Kernel);
+    QVERIFY(stateJson(w) != saved);
+
+    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(stateJson(w).dump(), saved.dump());
+    // The values themselves, not only "equal to what was captured".
+    QCOMPARE(w.parameters()->familyId(), std::string("jordan-exact"));
+    QCOMPARE(w.parameters()->values().at("gamma"), 0.0123);
+    QCOMPARE(w.parameters()->values().at("omega"), 0.25);
+    QCOMPARE(w.kernelView()->findChild<QComboBox*>("lagCount")->currentData().toInt(), 1024);
+    QVERIFY(w.kernelView()->findChild<QCheckBox*>("logLag")->isChecked());
+    QCOMPARE(w.attentionView()->findChild<QComboBox*>("attentionT")->currentData().toInt(), 256);
+    QVERIFY(!w.attentionView()->findChild<QCheckBox*>("logColor")->isChecked());
+    QCOMPARE(w.normsView()->findChild<QComboBox*>("maxPos")->currentData().toInt(), 4096);
+    QCOMPARE(w.probeView()->findChild<QComboBox*>("probeSet")->currentIndex(), 1);
+    QCOMPARE(w.currentView(), WindowView::Norms);
+    const poslab::ExperimentSpec e = w.trainingPanel()->experiment();
+    // The panel lists its families in catalog order.
+    QCOMPARE(std::set<std::string>(e.families.begin(), e.families.end()),
+             (std::set<std::string>{"pope", "rope", "alibi"}));
+    QCOMPARE(e.base.task.id, std::string("indirect-indexing"));
+    QCOMPARE(e.base.task.options.at("alphabet"), 12.0);
+    QCOMPARE(e.base.run.steps, 123LL);
+    QCOMPARE(e.base.optim.lr, 0.002);
+    QCOMPARE(e.base.optim.batch, 16LL);
+    QCOMPARE(e.base.model.dModel, 32LL);
+    QCOMPARE(e.base.run.evalLengths, (std::vector<long long>{24, 48}));
+    QCOMPARE(e.seeds, (std::vector<uint64_t>{7}));
+    QCOMPARE(e.familyParams.at("pope").at("gamma"), 0.5);
+
+    // The file is the documented format.
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const json j = json::parse(f.readAll().toStdString());
+    QCOMPARE(j.at("format").get<std::string>(), std::string("poslab-session-1"));
+    QCOMPARE(j.at("tab").get<std::string>(), std::string("norms"));
+    QCOMPARE(j.at("training").at("config").at("run").at("steps").get<long long>(), 123LL);
+    QCOMPARE(w.sessionController()->recentFiles().value(0), file);
+  }
+
+  void malformedSessionChangesNothing_data() {
+    QTest::addColumn<QString>("mutation");
+    QTest::addColumn<QString>("expected");  // in the message, besides the file name
+    QTest::newRow("not json") << "syntax"
+                              << "not valid JSON at line 3";
+    QTest::newRow("format tag") << "format"
+                                << "field 'format'";
+    QTest::newRow("unknown family") << "family"
+                                    << "explorer.family";
+    QTest::newRow("parameter out of range") << "range"
+                                            << "explorer.values.gamma";
+    QTest::newRow("unknown parameter") << "param"
+                                       << "has no parameter 'zeta'";
+    QTest::newRow("wrong type") << "type"
+                                << "training.config.run.steps";
+    QTest::newRow("unknown training family") << "trainfamily"
+                                             << "training.families";
+    QTest::newRow("unknown field") << "field"
+                                   << "views.kernel.lagz";
+    QTest::newRow("view setting") << "lags"
+                                  << "views.kernel.lags";
+    QTest::newRow("missing file") << "missing"
+                                  << "does not exist";
+  }
+  void malformedSessionChangesNothing() {
+    QFETCH(QString, mutation);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    MainWindow w;
+    makeCustom(w);
+    const json before = stateJson(w);
+
+    // Otherwise valid sessions that differ everywhere (tab, family, training), so that a
+    // partial apply would show.
+    json s = before;
+    s["tab"] = "attention";
+    s["explorer"]["family"] = "jordan-exact";
+    s["explorer"]["values"]["gamma"] = 0.5;
+    s["training"]["families"] = {"rope"};
+    s["training"]["config"]["run"]["steps"] = 77;
+    QByteArray text;
+    if (mutation == "format") s["format"] = "poslab-session-0";
+    if (mutation == "family") s["explorer"]["family"] = "no-such-family";
+    if (mutation == "range") s["explorer"]["values"]["gamma"] = 1e9;
+    if (mutation == "param") s["explorer"]["values"]["zeta"] = 1;
+    if (mutation == "type") s["training"]["config"]["run"]["steps"] = "many";
+    if (mutation == "trainfamily")
+      s["training"]["families"] = {"rope", "ropee"};  // ("nope" is NoPE)
+    if (mutation == "field") s["views"]["kernel"]["lagz"] = 5;
+    if (mutation == "lags") s["views"]["kernel"]["lags"] = 1000;
+    text = QByteArray::fromStdString(s.dump(2));
+    if (mutation == "syntax") text = "{\n  \"format\": \"poslab-session-1\",\n  \"tab\": kernel\n}";
+    const QString file = dir.filePath("bad.poslab");
+    if (mutation != "missing") writeText(file, text);
+
+    QVERIFY(!w.sessionController()->openFile(file));
+    const QString error = w.sessionController()->lastError();
+    QVERIFY2(error.contains(file), qPrintable(error));
+    QVERIFY2(error.contains(expected), qPrintable(error));
+    QMessageBox* box = errorBox(w);
+    QVERIFY(box);
+    QVERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(expected), qPrintable(box->text()));
+    QCOMPARE(stateJson(w).dump(), before.dump());
+    QCOMPARE(w.currentView(), WindowView::Norms);
+    QCOMPARE(w.parameters()->values().at("gamma"), 0.0123);
+    QCOMPARE(w.trainingPanel()->experiment().base.run.steps, 123LL);
+    QVERIFY(w.sessionController()->currentFile().isEmpty());
+    closeErrorBoxes(w);
+
+    // The same file, repaired, opens.
+    if (mutation != "syntax" && mutation != "missing") {
+      json good = s;
+      good["format"] = "poslab-session-1";
+      good["explorer"]["family"] = "jordan-exact";
+      good["explorer"]["values"].erase("zeta");
+      good["explorer"]["values"]["gamma"] = 0.5;
+      good["training"]["config"]["run"]["steps"] = 77;
+      good["training"]["families"] = {"rope"};
+      good["views"]["kernel"].erase("lagz");
+      good["views"]["kernel"]["lags"] = 1024;
+      writeText(file, QByteArray::fromStdString(good.dump()));
+      QVERIFY2(w.sessionController()->openFile(file),
+               qPrintable(w.sessionController()->lastError()));
+      QCOMPARE(w.currentView(), WindowView::Attention);
+      QCOMPARE(w.parameters()->values().at("gamma"), 0.5);
+      QCOMPARE(w.trainingPanel()->experiment().base.run.steps, 77LL);
+    }
+  }
+
+  void stateStringRoundTrip() {
+    MainWindow a;
+    makeCustom(a);
+    const QString s = a.sessionController()->stateString();
+    QVERIFY(s.startsWith("poslab1."));
+    QVERIFY(!s.contains('\n') && !s.contains('=') && !s.contains('+') && !s.contains('/'));
+    QVERIFY2(s.size() < 2000, qPrintable(QString::number(s.size())));
+
+    MainWindow b;
+    QVERIFY(stateJson(b) != stateJson(a));
+    // Through the clipboard, as a user does it.
+    a.sessionController()->copyState();
+    QCOMPARE(QApplication::clipboard()->text(), s);
+    b.sessionController()->pasteState();
+    QVERIFY2(b.sessionController()->lastError().isEmpty(),
+             qPrintable(b.sessionController()->lastError()));
+    QCOMPARE(stateJson(b).dump(), stateJson(a).dump());
+    QCOMPARE(b.parameters()->values().at("gamma"), 0.0123);
+    QCOMPARE(b.trainingPanel()->experiment().base.run.steps, 123LL);
+    QCOMPARE(b.currentView(), WindowView::Norms);
+  }
+
+  void badStateStringChangesNothing_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("empty") << ""
+                           << "no text";
+    QTest::newRow("prose") << "hello world"
+                           << "not a PosLab state string";
+    QTest::newRow("other version") << "poslab9.abc"
+                                   << "another PosLab version";
+    QTest::newRow("not base64") << "poslab1.!!!*"
+                                << "damaged";
+    QTest::newRow("not compressed") << "poslab1.aGVsbG8gd29ybGQ"
+                                    << "damaged";
+  }
+  void badStateStringChangesNothing() {
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    MainWindow w;
+    makeCustom(w);
+    const json before = stateJson(w);
+    QVERIFY(!w.sessionController()->applyStateString(text));
+    const QString error = w.sessionController()->lastError();
+    QVERIFY2(error.contains(expected), qPrintable(error));
+    QVERIFY(errorBox(w));
+    QCOMPARE(stateJson(w).dump(), before.dump());
+  }
+
+  void truncatedAndInvalidStateStrings() {
+    MainWindow w;
+    makeCustom(w);
+    const json before = stateJson(w);
+    const QString s = w.sessionController()->stateString();
+    QVERIFY(!w.sessionController()->applyStateString(s.left(s.size() / 2)));
+    QVERIFY2(w.sessionController()->lastError().contains("damaged"),
+             qPrintable(w.sessionController()->lastError()));
+    // Well-formed string, content the window refuses: named like a session file's field.
+    SessionState bad = captureSession(w);
+    bad.family = "jordan-exact";
+    bad.values["gamma"] = -3;
+    bad.tab = "kernel";
+    QVERIFY(!w.sessionController()->applyStateString(encodeStateString(bad)));
+    QVERIFY2(w.sessionController()->lastError().contains("explorer.values.gamma"),
+             qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(stateJson(w).dump(), before.dump());
+  }
+
+  void recentFilesKeepEightAndPruneMissing() {
+    QSettings().clear();
+    QTemporaryDir dir;
+    MainWindow w;
+    SessionController* c = w.sessionController();
+    QStringList files;
+    for (int i = 0; i < 10; ++i) {
+      files << dir.filePath(QString("s%1.poslab").arg(i));
+      QVERIFY(c->saveFile(files.last()));
+    }
+    QStringList expected;
+    for (int i = 9; i >= 2; --i) expected << files[i];
+    QCOMPARE(c->recentFiles(), expected);
+    QVERIFY(QFile::remove(files[5]));
+    QCOMPARE(c->pruneRecentFiles(), QStringList{files[5]});
+    expected.removeAll(files[5]);
+    QCOMPARE(c->recentFiles(), expected);
+    QVERIFY(w.statusBar()->currentMessage().contains("s5.poslab"));
+    // The menu lists them, newest first.
+    Q_EMIT c->recentMenu()->aboutToShow();
+    QCOMPARE(c->recentMenu()->actions().value(0)->data().toString(), files[9]);
+  }
+
+  void presetsMenuListsAndLoads() {
+    MainWindow w;
+    QMenuBar* bar = w.menuBar();
+    QCOMPARE(bar->actions().value(0)->menu()->objectName(), QString("fileMenu"));
+    auto* menu = w.findChild<QMenu*>("presetsMenu");
+    QVERIFY(menu);
+    const auto names = poslab::presetNames();
+    QVERIFY(names.size() >= 4);
+    QCOMPARE(menu->actions().size(), int(names.size()));
+    for (const auto& name : names) {
+      auto* action = menu->findChild<QAction*>(QString::fromStdString("preset:" + name));
+      if (!action) action = w.findChild<QAction*>(QString::fromStdString("preset:" + name));
+      QVERIFY2(action, name.c_str());
+      QCOMPARE(action->text(), QString::fromStdString(name));
+      QVERIFY(action->toolTip().startsWith(
+          QString::fromStdString(poslab::loadPreset(name).description)));
+    }
+    auto* pope = w.findChild<QAction*>("preset:pope-indirect-indexing");
+    QVERIFY(pope);
+    pope->trigger();
+    TrainingPanel* t = w.trainingPanel();
+    QVERIFY(t->isPlaying());
+    t->pause();
+    QCOMPARE(w.currentView(), WindowView::Training);
+    const poslab::ExperimentSpec e = t->experiment();
+    QCOMPARE(e.base.task.id, std::string("indirect-indexing"));
+    QCOMPARE(std::set<std::string>(e.families.begin(), e.families.end()),
+             (std::set<std::string>{"pope", "rope"}));
+    QCOMPARE(e.base.run.steps, 2500LL);
+    QCOMPARE(e.base.optim.batch, 128LL);
+    QCOMPARE(e.base.task.options.at("alphabet"), 16.0);
+    QCOMPARE(e.seeds, (std::vector<uint64_t>{0}));
+    QCOMPARE(t->runCount(), 2);
+    QVERIFY2(w.statusBar()->currentMessage().contains("seed 0 of 3"),
+             qPrintable(w.statusBar()->currentMessage()));
+  }
+
+  void presetVariantsLoadTheFirst() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("teach.json");
+    writeText(path, R"({"name": "teach", "description": "d", "families": ["pj-bias"],
+      "family_params": {"pj-bias": {"pin_omega": 1}}, "seeds": [4, 5],
+      "variants": [{"kernel": "jet2"}, {"kernel": "lc"}],
+      "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 32},
+                 "run": {"steps": 9}}})");
+    MainWindow w;
+    QString error, note;
+    QVERIFY2(loadPresetIntoWindow(w, path, &error, &note), qPrintable(error));
+    const poslab::ExperimentSpec e = w.trainingPanel()->experiment();
+    QCOMPARE(e.base.task.kernel, std::string("jet2"));
+    QCOMPARE(e.seeds, (std::vector<uint64_t>{4}));
+    QCOMPARE(e.familyParams.at("pj-bias").at("pin_omega"), 1.0);
+    QVERIFY2(note.contains("task variant 1 of 2 (kernel jet2)"), qPrintable(note));
+    QVERIFY(!loadPresetIntoWindow(w, "no-such-preset", &error, &note));
+    QVERIFY2(error.contains("unknown preset 'no-such-preset'"), qPrintable(error));
+    QCOMPARE(w.trainingPanel()->experiment().base.task.kernel, std::string("jet2"));
+  }
+};
+
+QTEST_MAIN(TestSessions)
+#include "test_sessions.moc"

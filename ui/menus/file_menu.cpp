@@ -1,0 +1,266 @@
+#include "menus/file_menu.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+
+#include "main_window.h"
+#include "menus/presets_menu.h"
+#include "session/session_io.h"
+#include "session/session_state.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr int kMessageMs = 8000;
+const char* const kRecentKey = "session/recentFiles";
+const char* const kDirKey = "session/lastDirectory";
+const char* const kFilter = "PosLab sessions (*.poslab);;JSON (*.json);;All files (*)";
+// The window's splitters whose sizes are kept (object names set by MainWindow).
+const char* const kSplitters[] = {"mainSplitter", "leftSplitter"};
+}  // namespace
+
+SessionController::SessionController(MainWindow* window) : QObject(window), window_(window) {
+  setObjectName("sessionController");
+  fileMenu_ = new QMenu(tr("&File"), window);
+  fileMenu_->setObjectName("fileMenu");
+
+  auto add = [this](const QString& text, const char* name, const QKeySequence& keys,
+                    const QString& tip, auto slot) {
+    QAction* a = fileMenu_->addAction(text);
+    a->setObjectName(name);
+    if (!keys.isEmpty()) a->setShortcut(keys);
+    a->setStatusTip(tip);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  add(tr("&Open Session..."), "openSession", QKeySequence::Open,
+      tr("Load a .poslab session: parameters, view settings, tab and training setup"),
+      &SessionController::open);
+  recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
+  recentMenu_->setObjectName("recentMenu");
+  connect(recentMenu_, &QMenu::aboutToShow, this, &SessionController::rebuildRecentMenu);
+  add(tr("&Save Session"), "saveSession", QKeySequence::Save,
+      tr("Save the whole state to the current .poslab file"), &SessionController::save);
+  add(tr("Save Session &As..."), "saveSessionAs", QKeySequence::SaveAs,
+      tr("Save the whole state to a new .poslab file"), &SessionController::saveAs);
+  fileMenu_->addSeparator();
+  add(tr("&Copy State"), "copyState", QKeySequence(tr("Ctrl+Shift+C")),
+      tr("Copy the whole state as one line of text, to paste into another PosLab"),
+      &SessionController::copyState);
+  add(tr("&Paste State"), "pasteState", QKeySequence(tr("Ctrl+Shift+V")),
+      tr("Apply a state string from the clipboard"), &SessionController::pasteState);
+  fileMenu_->addSeparator();
+  QAction* quit = fileMenu_->addAction(tr("&Quit"));
+  quit->setObjectName("quit");
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, window_, &QWidget::close);
+  rebuildRecentMenu();
+}
+
+QString SessionController::stateString() const {
+  return encodeStateString(captureSession(*window_));
+}
+
+bool SessionController::loadFile(const QString& path, QString* error) {
+  SessionState state;
+  if (!loadSessionFile(path, &state, error)) return false;  // its errors name the file
+  if (!applySession(*window_, state, error)) {
+    *error = tr("session file %1: %2").arg(path, *error);
+    return false;
+  }
+  lastError_.clear();
+  setCurrentFile(path);
+  addRecent(path);
+  return true;
+}
+
+bool SessionController::openFile(const QString& path) {
+  QString error;
+  if (!loadFile(path, &error)) {
+    if (!QFileInfo::exists(path)) pruneRecentFiles();
+    showError(tr("Cannot open session"), error + tr("\n\nNothing was changed."));
+    return false;
+  }
+  showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)));
+  return true;
+}
+
+bool SessionController::saveFile(const QString& path) {
+  QString error;
+  if (!saveSessionFile(path, captureSession(*window_), &error)) {
+    showError(tr("Cannot save session"), error);
+    return false;
+  }
+  lastError_.clear();
+  setCurrentFile(path);
+  addRecent(path);
+  showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+  return true;
+}
+
+bool SessionController::applyStateString(const QString& text) {
+  SessionState state;
+  QString error;
+  if (!decodeStateString(text, &state, &error) || !applySession(*window_, state, &error)) {
+    showError(tr("Cannot paste state"), error + tr("\n\nNothing was changed."));
+    return false;
+  }
+  lastError_.clear();
+  showMessage(tr("State pasted"));
+  return true;
+}
+
+void SessionController::open() {
+  QSettings settings;
+  const QString path = QFileDialog::getOpenFileName(
+      window_, tr("Open Session"), settings.value(kDirKey).toString(), tr(kFilter));
+  if (path.isEmpty()) return;
+  settings.setValue(kDirKey, QFileInfo(path).absolutePath());
+  openFile(path);
+}
+
+bool SessionController::save() {
+  return currentFile_.isEmpty() ? saveAs() : saveFile(currentFile_);
+}
+
+bool SessionController::saveAs() {
+  QSettings settings;
+  const QString start = currentFile_.isEmpty()
+                            ? QDir(settings.value(kDirKey).toString()).filePath("session.poslab")
+                            : currentFile_;
+  QString path = QFileDialog::getSaveFileName(window_, tr("Save Session As"), start, tr(kFilter));
+  if (path.isEmpty()) return false;
+  if (QFileInfo(path).suffix().isEmpty()) path += ".poslab";
+  settings.setValue(kDirKey, QFileInfo(path).absolutePath());
+  return saveFile(path);
+}
+
+void SessionController::copyState() {
+  const QString s = stateString();
+  QApplication::clipboard()->setText(s);
+  showMessage(
+      tr("State copied to the clipboard (%1 characters); Paste State in any PosLab applies it")
+          .arg(s.size()));
+}
+
+void SessionController::pasteState() {
+  applyStateString(QApplication::clipboard()->text());
+}
+
+QStringList SessionController::recentFiles() const {
+  return QSettings().value(kRecentKey).toStringList();
+}
+
+QStringList SessionController::pruneRecentFiles() {
+  QStringList kept, gone;
+  for (const QString& f : recentFiles()) (QFileInfo::exists(f) ? kept : gone) << f;
+  if (gone.isEmpty()) return gone;
+  QSettings().setValue(kRecentKey, kept);
+  QStringList names;
+  for (const QString& g : gone) names << QDir::toNativeSeparators(g);
+  showMessage(tr("Removed from Open Recent (file no longer exists): %1").arg(names.join(", ")));
+  return gone;
+}
+
+void SessionController::addRecent(const QString& path) {
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  QStringList list = recentFiles();
+  list.removeAll(abs);
+  list.prepend(abs);
+  while (list.size() > kMaxRecent) list.removeLast();
+  QSettings().setValue(kRecentKey, list);
+  rebuildRecentMenu();
+}
+
+void SessionController::rebuildRecentMenu() {
+  pruneRecentFiles();
+  recentMenu_->clear();
+  const QStringList list = recentFiles();
+  for (int i = 0; i < list.size(); ++i) {
+    const QString path = list[i];
+    QAction* a =
+        recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+    a->setToolTip(QDir::toNativeSeparators(path));
+    a->setStatusTip(QDir::toNativeSeparators(path));
+    a->setData(path);
+    connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+  }
+  if (list.isEmpty())
+    recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+  else {
+    recentMenu_->addSeparator();
+    connect(recentMenu_->addAction(tr("Clear List")), &QAction::triggered, this, [this] {
+      QSettings().remove(kRecentKey);
+      rebuildRecentMenu();
+    });
+  }
+  recentMenu_->setToolTipsVisible(true);
+}
+
+void SessionController::showError(const QString& title, const QString& text) {
+  lastError_ = text;
+  window_->statusBar()->showMessage(text.section('\n', 0, 0), kMessageMs);
+  // Not exec(): a modal loop would stall training snapshots and block tests.
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, window_);
+  box->setObjectName("sessionError");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void SessionController::showMessage(const QString& text) {
+  window_->statusBar()->showMessage(text, kMessageMs);
+}
+
+void SessionController::setCurrentFile(const QString& path) {
+  currentFile_ = QFileInfo(path).absoluteFilePath();
+  window_->setWindowFilePath(currentFile_);
+}
+
+void SessionController::persistLayout() {
+  QSettings settings;
+  window_->restoreGeometry(settings.value("window/geometry").toByteArray());
+  window_->restoreState(settings.value("window/state").toByteArray());
+  for (const char* name : kSplitters)
+    if (auto* s = window_->findChild<QSplitter*>(name))
+      s->restoreState(settings.value(QStringLiteral("window/") + name).toByteArray());
+  window_->installEventFilter(this);
+}
+
+void SessionController::saveLayout() const {
+  QSettings settings;
+  settings.setValue("window/geometry", window_->saveGeometry());
+  settings.setValue("window/state", window_->saveState());
+  for (const char* name : kSplitters)
+    if (auto* s = window_->findChild<QSplitter*>(name))
+      settings.setValue(QStringLiteral("window/") + name, s->saveState());
+}
+
+bool SessionController::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == window_ && event->type() == QEvent::Close) saveLayout();
+  return QObject::eventFilter(watched, event);
+}
+
+SessionController* installSessionMenus(MainWindow* window) {
+  auto* controller = new SessionController(window);
+  QMenuBar* bar = window->menuBar();
+  const QList<QAction*> existing = bar->actions();
+  if (existing.isEmpty())
+    bar->addMenu(controller->fileMenu());
+  else
+    bar->insertMenu(existing.front(), controller->fileMenu());  // File comes first
+  installPresetsMenu(window);
+  return controller;
+}
+
+}  // namespace poslab::ui

@@ -1,0 +1,81 @@
+// The File menu and what it drives: open/save .poslab sessions (Ctrl+O, Ctrl+S, Ctrl+Shift+S),
+// a recent-files list kept in QSettings (at most 8; files that vanished are pruned with a
+// message), Copy State / Paste State as one compact string on the clipboard, and the window
+// layout (geometry, dock/toolbar state, splitter sizes) kept across runs. Errors never change
+// the window: they show in a (non-blocking) message box and the status bar.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class QAction;
+class QMenu;
+
+namespace poslab::ui {
+
+class MainWindow;
+
+class SessionController : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr int kMaxRecent = 8;
+
+  explicit SessionController(MainWindow* window);
+
+  QMenu* fileMenu() const { return fileMenu_; }
+  QMenu* recentMenu() const { return recentMenu_; }
+  // The session file last opened or saved (empty: none yet).
+  QString currentFile() const { return currentFile_; }
+  // The last error shown (empty after a success).
+  QString lastError() const { return lastError_; }
+
+  // Loads FILE and applies it as a whole; on any problem shows it and changes nothing.
+  bool openFile(const QString& path);
+  // As openFile, but the problem goes to *error only (the command line prints it).
+  bool loadFile(const QString& path, QString* error);
+  // Saves the whole state to FILE atomically and makes it the current file.
+  bool saveFile(const QString& path);
+  // The state string of the current state (also put on the clipboard by copyState()).
+  QString stateString() const;
+  // Applies a state string as a whole; on a bad string shows why and changes nothing.
+  bool applyStateString(const QString& text);
+
+  // Recent files, newest first, as stored (prune: drop the missing ones, say so, return them).
+  QStringList recentFiles() const;
+  QStringList pruneRecentFiles();
+
+  // Window geometry, state and splitter sizes: restored from QSettings now and saved when the
+  // window closes. Only the application calls this, so tests and screenshots get a fixed layout.
+  void persistLayout();
+  void saveLayout() const;
+
+ public Q_SLOTS:
+  void open();        // file dialog
+  bool save();        // to the current file, else Save As
+  bool saveAs();      // file dialog
+  void copyState();   // clipboard
+  void pasteState();  // clipboard
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void showError(const QString& title, const QString& text);
+  void showMessage(const QString& text);
+  void setCurrentFile(const QString& path);
+
+  MainWindow* window_;
+  QMenu* fileMenu_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QString currentFile_;
+  QString lastError_;
+};
+
+// Builds the File menu (first in the menu bar) and the Presets menu (appended), returns the
+// controller (a child of the window, object name "sessionController").
+SessionController* installSessionMenus(MainWindow* window);
+
+}  // namespace poslab::ui

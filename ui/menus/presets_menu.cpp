@@ -1,0 +1,107 @@
+#include "menus/presets_menu.h"
+
+#include <QAction>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+
+#include <exception>
+
+#include "main_window.h"
+#include "train/preset.h"
+#include "training/training_panel.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr int kNoteMs = 15000;  // the note on what of a preset runs stays this long
+}
+
+bool loadPresetIntoWindow(MainWindow& window, const QString& nameOrPath, QString* error,
+                          QString* note) {
+  poslab::ExperimentSpec spec;
+  try {
+    spec = poslab::loadPreset(nameOrPath.toStdString());
+  } catch (const std::exception& e) {
+    *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  QStringList parts;
+  if (spec.seeds.size() > 1)
+    parts << QObject::tr("seed %1 of %2 seeds").arg(spec.seeds.front()).arg(spec.seeds.size());
+  if (!spec.variants.empty()) {
+    // The training tab runs one task: the first variant's (for sector teachers: the kernel).
+    QStringList applied;
+    for (const auto& [key, value] : spec.variants.front()) {
+      if (key == "kernel")
+        spec.base.task.kernel = value;
+      else if (key == "id")
+        spec.base.task.id = value;
+      else if (key == "text_file")
+        spec.base.task.textFile = value;
+      else
+        continue;
+      applied << QString::fromStdString(key + " " + value);
+    }
+    parts << QObject::tr("task variant 1 of %1 (%2)")
+                 .arg(spec.variants.size())
+                 .arg(applied.join(", "));
+  }
+  if (!spec.seeds.empty()) spec.seeds = {spec.seeds.front()};
+  if (!window.trainingPanel()->setExperiment(spec, error)) {
+    *error = QObject::tr("preset '%1': %2").arg(nameOrPath, *error);
+    return false;
+  }
+  window.showView(WindowView::Training);
+  *note = parts.isEmpty()
+              ? QObject::tr("Preset '%1' loaded").arg(QString::fromStdString(spec.name))
+              : QObject::tr(
+                    "Preset '%1' loaded: this tab runs %2; `poslab-cli run --preset %1` runs "
+                    "them all")
+                    .arg(QString::fromStdString(spec.name), parts.join(" and "));
+  return true;
+}
+
+QMenu* installPresetsMenu(MainWindow* window) {
+  auto* menu = window->menuBar()->addMenu(QObject::tr("&Presets"));
+  menu->setObjectName("presetsMenu");
+  menu->setToolTipsVisible(true);
+  for (const std::string& name : poslab::presetNames()) {
+    const QString qname = QString::fromStdString(name);
+    QString description;
+    try {
+      const poslab::ExperimentSpec spec = poslab::loadPreset(name);
+      description = QString::fromStdString(spec.description);
+      if (!spec.paperResult.empty())
+        description += QObject::tr("\nPaper: %1").arg(QString::fromStdString(spec.paperResult));
+    } catch (const std::exception& e) {
+      description = QObject::tr("cannot be read: %1").arg(QString::fromUtf8(e.what()));
+    }
+    QAction* action = menu->addAction(qname);
+    action->setObjectName("preset:" + qname);
+    action->setToolTip(description);
+    action->setStatusTip(description.section('\n', 0, 0));
+    QObject::connect(action, &QAction::triggered, window, [window, qname] {
+      QString error, note;
+      if (!loadPresetIntoWindow(*window, qname, &error, &note)) {
+        auto* box = new QMessageBox(QMessageBox::Warning, QObject::tr("Cannot load preset"), error,
+                                    QMessageBox::Ok, window);
+        box->setObjectName("presetError");
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return;
+      }
+      window->trainingPanel()->play();
+      window->statusBar()->showMessage(note, kNoteMs);
+    });
+  }
+  if (menu->isEmpty()) {
+    QAction* none = menu->addAction(
+        QObject::tr("(no presets in %1)").arg(QString::fromStdString(poslab::presetDirectory())));
+    none->setEnabled(false);
+  }
+  return menu;
+}
+
+}  // namespace poslab::ui

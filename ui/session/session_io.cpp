@@ -1,0 +1,119 @@
+#include "session/session_io.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <string>
+
+namespace poslab::ui {
+
+namespace {
+
+// Parses JSON text; on a syntax error says where (line and column, counted from the byte offset).
+bool parseJson(const QByteArray& bytes, nlohmann::json* out, QString* error) {
+  try {
+    *out = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size());
+    return true;
+  } catch (const nlohmann::json::parse_error& e) {
+    const qsizetype offset = std::min<qsizetype>(static_cast<qsizetype>(e.byte), bytes.size());
+    const QByteArray before = bytes.left(offset > 0 ? offset - 1 : 0);
+    const int line = static_cast<int>(before.count('\n')) + 1;
+    const int column = static_cast<int>(before.size() - before.lastIndexOf('\n'));
+    // "[json.exception.parse_error.101] parse error at line 1, column 40: syntax error ..."
+    const std::string what = e.what();
+    const auto colon = what.find(": ");
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    *error = QObject::tr("not valid JSON at line %1, column %2 (%3)")
+                 .arg(line)
+                 .arg(column)
+                 .arg(QString::fromStdString(detail));
+    return false;
+  }
+}
+
+}  // namespace
+
+bool saveSessionFile(const QString& path, const SessionState& state, QString* error) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    *error = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  const std::string text = sessionToJson(state).dump(2) + "\n";
+  if (file.write(text.data(), static_cast<qint64>(text.size())) !=
+          static_cast<qint64>(text.size()) ||
+      !file.commit()) {
+    *error = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+bool loadSessionFile(const QString& path, SessionState* out, QString* error) {
+  QFile file(path);
+  if (!QFileInfo::exists(path)) {
+    *error = QObject::tr("session file %1 does not exist").arg(path);
+    return false;
+  }
+  if (!file.open(QIODevice::ReadOnly)) {
+    *error = QObject::tr("cannot read session file %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  nlohmann::json j;
+  QString problem;
+  if (!parseJson(file.readAll(), &j, &problem) || !sessionFromJson(j, *out, &problem)) {
+    *error = QObject::tr("session file %1: %2").arg(path, problem);
+    return false;
+  }
+  return true;
+}
+
+QString encodeStateString(const SessionState& state) {
+  const std::string text = sessionToJson(state).dump();
+  const QByteArray packed =
+      qCompress(QByteArray(text.data(), static_cast<qsizetype>(text.size())), 9);
+  return QString::fromLatin1(kStateStringPrefix) +
+         QString::fromLatin1(
+             packed.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+bool decodeStateString(const QString& text, SessionState* out, QString* error) {
+  const QString t = text.trimmed();
+  const QString prefix = QString::fromLatin1(kStateStringPrefix);
+  if (t.isEmpty()) {
+    *error =
+        QObject::tr("the clipboard holds no text; copy a PosLab state first (File > Copy State)");
+    return false;
+  }
+  if (!t.startsWith(prefix)) {
+    if (t.startsWith("poslab") && t.indexOf('.') > 0)
+      *error =
+          QObject::tr("the state string is of another PosLab version ('%1'); this one reads '%2'")
+              .arg(t.left(t.indexOf('.') + 1), prefix);
+    else
+      *error = QObject::tr("the text is not a PosLab state string (it should start with '%1')")
+                   .arg(prefix);
+    return false;
+  }
+  const auto decoded = QByteArray::fromBase64Encoding(
+      t.mid(prefix.size()).toLatin1(),
+      QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
+  const QByteArray json = decoded ? qUncompress(*decoded) : QByteArray();
+  if (!decoded || json.isEmpty()) {
+    *error = QObject::tr(
+        "the state string is damaged (not complete base64url-packed data; was it "
+        "cut short when copied?)");
+    return false;
+  }
+  nlohmann::json j;
+  QString problem;
+  if (!parseJson(json, &j, &problem) || !sessionFromJson(j, *out, &problem)) {
+    *error = QObject::tr("the state string: %1").arg(problem);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace poslab::ui

@@ -1,0 +1,569 @@
+#include "session/session_state.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "bridge/catalog.h"
+#include "explorer/attention_view.h"
+#include "explorer/diagnostics_view.h"
+#include "explorer/kernel_view.h"
+#include "explorer/norms_view.h"
+#include "explorer/parameter_panel.h"
+#include "explorer/probe_view.h"
+#include "main_window.h"
+#include "training/training_panel.h"
+
+namespace poslab::ui {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr long long kMaxHead = 4096;  // the compute clamps the shown head to the family's heads
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+// A short rendering of a JSON value for messages: "7", "\"abc\"", "an object".
+std::string shown(const json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+// Reads one JSON object field by field, naming the field in every error and rejecting fields it
+// does not know (a typo in a hand-edited session must not be ignored silently).
+class ObjectReader {
+ public:
+  ObjectReader(const json& j, std::string path, QString* error)
+      : j_(j), path_(std::move(path)), error_(error) {
+    if (!j_.is_object()) fail(path_, "must be a JSON object, not " + shown(j_));
+  }
+  bool ok() const { return ok_; }
+
+  const json* field(const char* key, bool required) {
+    if (!ok_) return nullptr;
+    seen_.push_back(key);
+    auto it = j_.find(key);
+    if (it == j_.end()) {
+      if (required) fail(name(key), "is missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+  void string(const char* key, std::string& out, bool required = false) {
+    if (const json* v = field(key, required)) {
+      if (v->is_string())
+        out = v->get<std::string>();
+      else
+        fail(name(key), "must be a string, not " + shown(*v));
+    }
+  }
+  void number(const char* key, double& out) {
+    if (const json* v = field(key, false)) {
+      if (v->is_number())
+        out = v->get<double>();
+      else
+        fail(name(key), "must be a number, not " + shown(*v));
+    }
+  }
+  void integer(const char* key, long long& out) {
+    if (const json* v = field(key, false)) {
+      if (v->is_number_integer())
+        out = v->get<long long>();
+      else
+        fail(name(key), "must be a whole number, not " + shown(*v));
+    }
+  }
+  void boolean(const char* key, bool& out) {
+    if (const json* v = field(key, false)) {
+      if (v->is_boolean())
+        out = v->get<bool>();
+      else
+        fail(name(key), "must be true or false, not " + shown(*v));
+    }
+  }
+  // Call last: fails on a field no getter asked for.
+  bool finish() {
+    if (!ok_) return false;
+    for (const auto& [k, v] : j_.items())
+      if (std::find(seen_.begin(), seen_.end(), k) == seen_.end()) {
+        std::string known;
+        for (const auto& s : seen_) known += (known.empty() ? "" : ", ") + s;
+        fail(name(k.c_str()), "is not a known field (known here: " + known + ")");
+        break;
+      }
+    return ok_;
+  }
+  std::string name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+  void fail(const std::string& field, const std::string& what) {
+    if (!ok_) return;
+    ok_ = false;
+    *error_ = QObject::tr("field '%1' %2").arg(q(field), q(what));
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+  QString* error_;
+  bool ok_ = true;
+  std::vector<std::string> seen_;
+};
+
+// A TrainConfig whose empty lists hold one exemplar element, so that its JSON says what type the
+// elements of each list are (maps stay empty: their values are numbers).
+json trainConfigShape() {
+  TrainConfig c;
+  c.model.pinned = {"eta"};
+  c.run.evalLengths = {64};
+  return json(c);
+}
+
+// Checks `in` against the shape of the default config: known fields only, the same types
+// (whole numbers where the config holds integers, non-negative where unsigned).
+bool checkShape(const json& def, const json& in, const std::string& path, QString* error) {
+  auto fail = [&](const std::string& what) {
+    *error = QObject::tr("field '%1' %2").arg(q(path), q(what));
+    return false;
+  };
+  if (def.is_object()) {
+    if (!in.is_object()) return fail("must be a JSON object, not " + shown(in));
+    if (def.empty()) {  // a map name -> number (task options, family parameters)
+      for (const auto& [k, v] : in.items())
+        if (!v.is_number()) return checkShape(json(0.0), v, path + "." + k, error);
+      return true;
+    }
+    for (const auto& [k, v] : in.items()) {
+      if (!def.contains(k)) {
+        std::string known;
+        for (const auto& [dk, dv] : def.items()) known += (known.empty() ? "" : ", ") + dk;
+        *error = QObject::tr("field '%1.%2' is not a known field (known here: %3)")
+                     .arg(q(path), q(k), q(known));
+        return false;
+      }
+      if (!checkShape(def.at(k), v, path + "." + k, error)) return false;
+    }
+    return true;
+  }
+  if (def.is_array()) {
+    if (!in.is_array()) return fail("must be a list, not " + shown(in));
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!checkShape(def.at(0), in[i], path + "[" + std::to_string(i) + "]", error)) return false;
+    return true;
+  }
+  if (def.is_number_unsigned() || def.is_number_integer()) {
+    if (!in.is_number_integer()) return fail("must be a whole number, not " + shown(in));
+    if (def.is_number_unsigned() && in.is_number_integer() && !in.is_number_unsigned() &&
+        in.get<long long>() < 0)
+      return fail("must not be negative (it is " + shown(in) + ")");
+    return true;
+  }
+  if (def.is_number()) return in.is_number() ? true : fail("must be a number, not " + shown(in));
+  if (def.is_string()) return in.is_string() ? true : fail("must be a string, not " + shown(in));
+  if (def.is_boolean())
+    return in.is_boolean() ? true : fail("must be true or false, not " + shown(in));
+  return true;
+}
+
+QString viewName(WindowView v) {
+  return windowViewNames().split('|').value(static_cast<int>(v));
+}
+
+}  // namespace
+
+json experimentToJson(const ExperimentSpec& s) {
+  json j = {{"name", s.name},         {"description", s.description},
+            {"paper", s.paperResult}, {"families", s.families},
+            {"seeds", s.seeds},       {"config", json(s.base)}};
+  if (!s.familyParams.empty()) j["family_params"] = s.familyParams;
+  if (!s.variants.empty()) j["variants"] = s.variants;
+  return j;
+}
+
+bool experimentFromJson(const json& j, const std::string& where, ExperimentSpec& out,
+                        QString* error) {
+  ExperimentSpec s;
+  ObjectReader r(j, where, error);
+  r.string("name", s.name);
+  r.string("description", s.description);
+  r.string("paper", s.paperResult);
+  if (const json* f = r.field("families", true)) {
+    const std::string path = r.name("families");
+    if (!f->is_array()) r.fail(path, "must be a list of family ids, not " + shown(*f));
+    for (size_t i = 0; r.ok() && i < f->size(); ++i) {
+      if ((*f)[i].is_string())
+        s.families.push_back((*f)[i].get<std::string>());
+      else
+        r.fail(path + "[" + std::to_string(i) + "]", "must be a family id, not " + shown((*f)[i]));
+    }
+  }
+  if (const json* f = r.field("seeds", false)) {
+    const std::string path = r.name("seeds");
+    s.seeds.clear();
+    if (!f->is_array()) r.fail(path, "must be a list of seeds, not " + shown(*f));
+    for (size_t i = 0; r.ok() && i < f->size(); ++i) {
+      if ((*f)[i].is_number_unsigned())
+        s.seeds.push_back((*f)[i].get<uint64_t>());
+      else
+        r.fail(path + "[" + std::to_string(i) + "]",
+               "must be a non-negative whole number, not " + shown((*f)[i]));
+    }
+  }
+  if (const json* f = r.field("family_params", false)) {
+    const std::string path = r.name("family_params");
+    if (!f->is_object())
+      r.fail(path, "must be an object {family: {name: value}}, not " + shown(*f));
+    for (auto it = f->begin(); r.ok() && f->is_object() && it != f->end(); ++it) {
+      const std::string& family = it.key();
+      const json& params = it.value();
+      if (!params.is_object()) {
+        r.fail(path + "." + family, "must be an object {name: value}, not " + shown(params));
+        break;
+      }
+      for (const auto& [name, v] : params.items()) {
+        if (!v.is_number()) {
+          r.fail(path + "." + family + "." + name, "must be a number, not " + shown(v));
+          break;
+        }
+        s.familyParams[family][name] = v.get<double>();
+      }
+    }
+  }
+  if (const json* f = r.field("variants", false)) {
+    const std::string path = r.name("variants");
+    if (!f->is_array()) r.fail(path, "must be a list of objects, not " + shown(*f));
+    for (size_t i = 0; r.ok() && i < f->size(); ++i) {
+      const json& v = (*f)[i];
+      const std::string vp = path + "[" + std::to_string(i) + "]";
+      if (!v.is_object()) {
+        r.fail(vp, "must be an object {key: text}, not " + shown(v));
+        break;
+      }
+      std::map<std::string, std::string> variant;
+      for (const auto& [k, x] : v.items()) {
+        if (!x.is_string()) {
+          r.fail(vp + "." + k, "must be a string, not " + shown(x));
+          break;
+        }
+        variant[k] = x.get<std::string>();
+      }
+      s.variants.push_back(variant);
+    }
+  }
+  if (const json* c = r.field("config", true)) {
+    if (!checkShape(trainConfigShape(), *c, r.name("config"), error)) return false;
+    try {
+      s.base = c->get<TrainConfig>();
+    } catch (const std::exception& e) {
+      *error = QObject::tr("field '%1' cannot be read: %2").arg(q(r.name("config")), e.what());
+      return false;
+    }
+  }
+  if (!r.finish()) return false;
+  out = s;
+  return true;
+}
+
+json sessionToJson(const SessionState& s) {
+  const ViewSettings& v = s.views;
+  return {
+      {"format", kSessionFormat},
+      {"tab", s.tab},
+      {"explorer", {{"family", s.family}, {"values", s.values}}},
+      {"views",
+       {{"kernel", {{"lags", v.kernel.lagCount}, {"log_lag", v.kernel.logLag}}},
+        {"attention",
+         {{"T", v.attention.T}, {"head", v.attention.head}, {"log_color", v.attentionLogColor}}},
+        {"norms", {{"max_position", v.norms.maxPos}}},
+        {"probe", {{"target", v.probe.target}, {"family_only", v.probe.familyOnly}}},
+        {"diagnostics", {{"target", v.diagnostics.target}}}}},
+      {"training", experimentToJson(s.training)}};
+}
+
+bool sessionFromJson(const json& j, SessionState& out, QString* error) {
+  SessionState s;
+  ObjectReader top(j, "", error);
+  if (const json* f = top.field("format", true)) {
+    if (!f->is_string() || f->get<std::string>() != kSessionFormat) {
+      *error = QObject::tr(
+                   "field 'format' is %1, not \"%2\" (not a PosLab session, or one from "
+                   "another version)")
+                   .arg(q(shown(*f)), kSessionFormat);
+      return false;
+    }
+  }
+  top.string("tab", s.tab);
+  if (const json* e = top.field("explorer", true)) {
+    ObjectReader r(*e, "explorer", error);
+    r.string("family", s.family, true);
+    if (const json* values = r.field("values", false)) {
+      ObjectReader vr(*values, "explorer.values", error);
+      if (vr.ok())
+        for (const auto& [name, v] : values->items()) {
+          double x = 0;
+          vr.number(name.c_str(), x);
+          s.values[name] = x;
+        }
+      if (!vr.finish()) return false;
+    }
+    if (!r.finish()) return false;
+  }
+  if (const json* views = top.field("views", false)) {
+    ViewSettings& v = s.views;
+    ObjectReader r(*views, "views", error);
+    if (const json* k = r.field("kernel", false)) {
+      ObjectReader kr(*k, "views.kernel", error);
+      kr.integer("lags", v.kernel.lagCount);
+      kr.boolean("log_lag", v.kernel.logLag);
+      if (!kr.finish()) return false;
+    }
+    if (const json* a = r.field("attention", false)) {
+      ObjectReader ar(*a, "views.attention", error);
+      ar.integer("T", v.attention.T);
+      ar.integer("head", v.attention.head);
+      ar.boolean("log_color", v.attentionLogColor);
+      if (!ar.finish()) return false;
+    }
+    if (const json* n = r.field("norms", false)) {
+      ObjectReader nr(*n, "views.norms", error);
+      nr.integer("max_position", v.norms.maxPos);
+      if (!nr.finish()) return false;
+    }
+    if (const json* p = r.field("probe", false)) {
+      ObjectReader pr(*p, "views.probe", error);
+      pr.string("target", v.probe.target);
+      pr.boolean("family_only", v.probe.familyOnly);
+      if (!pr.finish()) return false;
+    }
+    if (const json* d = r.field("diagnostics", false)) {
+      ObjectReader dr(*d, "views.diagnostics", error);
+      dr.string("target", v.diagnostics.target);
+      if (!dr.finish()) return false;
+    }
+    if (!r.finish()) return false;
+  }
+  if (const json* t = top.field("training", true))
+    if (!experimentFromJson(*t, "training", s.training, error)) return false;
+  if (!top.finish()) return false;
+  out = s;
+  return true;
+}
+
+SessionState captureSession(const MainWindow& w) {
+  SessionState s;
+  s.family = w.parameters()->familyId();
+  s.values = w.parameters()->values();
+  ExplorerRequest r;
+  w.kernelView()->fillRequest(r);
+  w.attentionView()->fillRequest(r);
+  w.normsView()->fillRequest(r);
+  w.probeView()->fillRequest(r);
+  w.diagnosticsView()->fillRequest(r);
+  s.views.kernel = r.kernel;
+  s.views.attention = r.attention;
+  s.views.norms = r.norms;
+  s.views.probe = r.probe;
+  s.views.diagnostics = r.diagnostics;
+  if (auto* log = w.attentionView()->findChild<QCheckBox*>("logColor"))
+    s.views.attentionLogColor = log->isChecked();
+  s.tab = viewName(w.currentView()).toStdString();
+  s.training = w.trainingPanel()->experiment();
+  return s;
+}
+
+namespace {
+
+// The settings controls of the explorer views, found by their object names.
+struct ViewControls {
+  QComboBox* lagCount = nullptr;
+  QCheckBox* logLag = nullptr;
+  QComboBox* attentionT = nullptr;
+  QSpinBox* attentionHead = nullptr;
+  QCheckBox* logColor = nullptr;
+  QComboBox* maxPos = nullptr;
+  QComboBox* probeTarget = nullptr;
+  QComboBox* probeSet = nullptr;
+  QComboBox* diagnosticsTarget = nullptr;
+};
+
+ViewControls findControls(const MainWindow& w) {
+  ViewControls c;
+  c.lagCount = w.kernelView()->findChild<QComboBox*>("lagCount");
+  c.logLag = w.kernelView()->findChild<QCheckBox*>("logLag");
+  c.attentionT = w.attentionView()->findChild<QComboBox*>("attentionT");
+  c.attentionHead = w.attentionView()->findChild<QSpinBox*>("attentionHead");
+  c.logColor = w.attentionView()->findChild<QCheckBox*>("logColor");
+  c.maxPos = w.normsView()->findChild<QComboBox*>("maxPos");
+  c.probeTarget = w.probeView()->findChild<QComboBox*>("probeTarget");
+  c.probeSet = w.probeView()->findChild<QComboBox*>("probeSet");
+  c.diagnosticsTarget = w.diagnosticsView()->findChild<QComboBox*>("diagnosticsTarget");
+  return c;
+}
+
+QString choices(const QComboBox* box) {
+  QStringList items;
+  for (int i = 0; i < box->count(); ++i) items << box->itemText(i);
+  return items.join(", ");
+}
+
+QString checkChoice(const QComboBox* box, const char* field, long long value) {
+  if (box->findData(QVariant::fromValue(static_cast<int>(value))) >= 0) return {};
+  return QObject::tr("field '%1' = %2 is not one of %3").arg(field).arg(value).arg(choices(box));
+}
+QString checkChoice(const QComboBox* box, const char* field, const std::string& text) {
+  if (box->findText(q(text)) >= 0) return {};
+  return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), choices(box));
+}
+
+// The training panel's spin boxes clamp; a value they cannot show would not round-trip.
+template <typename Box, typename T>
+QString checkRange(const TrainingPanel* panel, const char* object, const char* field, T value) {
+  const auto* box = panel->findChild<Box*>(object);
+  if (!box || (value >= box->minimum() && value <= box->maximum())) return {};
+  return QObject::tr("field '%1' = %2 is outside the training panel's range [%3, %4]")
+      .arg(field)
+      .arg(value)
+      .arg(box->minimum())
+      .arg(box->maximum());
+}
+
+QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
+  const auto tasks = trainingTaskIds();
+  if (std::find(tasks.begin(), tasks.end(), e.base.task.id) == tasks.end()) {
+    QStringList known;
+    for (const auto& t : tasks) known << q(t);
+    return QObject::tr("field 'training.config.task.id': unknown task '%1' (known: %2)")
+        .arg(q(e.base.task.id), known.join(", "));
+  }
+  if (e.families.empty() || e.families.size() > static_cast<size_t>(TrainingPanel::kMaxFamilies))
+    return QObject::tr("field 'training.families' has %1 families; the training tab trains 1 to %2")
+        .arg(e.families.size())
+        .arg(TrainingPanel::kMaxFamilies);
+  for (const auto& f : e.families)
+    if (!findFamily(f))
+      return QObject::tr("field 'training.families': unknown family '%1'").arg(q(f));
+  for (const auto& [f, params] : e.familyParams)
+    if (!findFamily(f))
+      return QObject::tr("field 'training.family_params': unknown family '%1'").arg(q(f));
+  try {
+    e.base.validate();
+  } catch (const std::exception& ex) {
+    return QObject::tr("field 'training.config': %1").arg(ex.what());
+  }
+  const TrainingPanel* p = w.trainingPanel();
+  const long long seed =
+      static_cast<long long>(e.seeds.empty() ? e.base.run.seed : e.seeds.front());
+  for (const QString& problem :
+       {checkRange<QSpinBox>(p, "steps", "training.config.run.steps", e.base.run.steps),
+        checkRange<QSpinBox>(p, "seed", "training.seeds", seed),
+        checkRange<QSpinBox>(p, "trainLength", "training.config.task.train_length",
+                             e.base.task.trainLength),
+        checkRange<QSpinBox>(p, "batch", "training.config.optim.batch", e.base.optim.batch),
+        checkRange<QDoubleSpinBox>(p, "lr", "training.config.optim.lr", e.base.optim.lr)})
+    if (!problem.isEmpty()) return problem;
+  return {};
+}
+
+// Every parameter of the family: the session's values over the spec's defaults.
+std::map<std::string, double> fullValues(const FamilyDescription& f, const SessionState& s) {
+  std::map<std::string, double> v;
+  for (const ParamSpec& p : f.params) {
+    auto it = s.values.find(p.name);
+    v[p.name] = it == s.values.end() ? p.defaultValue : it->second;
+  }
+  return v;
+}
+
+}  // namespace
+
+QString validateSession(const MainWindow& w, const SessionState& s) {
+  const FamilyDescription* family = findFamily(s.family);
+  if (!family)
+    return QObject::tr("field 'explorer.family': unknown family '%1' (see `poslab-cli families`)")
+        .arg(q(s.family));
+  for (const auto& [name, value] : s.values) {
+    auto spec = std::find_if(family->params.begin(), family->params.end(),
+                             [&](const ParamSpec& p) { return p.name == name; });
+    if (spec == family->params.end())
+      return QObject::tr("field 'explorer.values.%1': family %2 has no parameter '%1'")
+          .arg(q(name), q(s.family));
+    if (!std::isfinite(value) || value < spec->min || value > spec->max)
+      return QObject::tr("field 'explorer.values.%1' = %2 is outside [%3, %4] for family %5")
+          .arg(q(name))
+          .arg(value, 0, 'g', 10)
+          .arg(spec->min, 0, 'g', 6)
+          .arg(spec->max, 0, 'g', 6)
+          .arg(q(s.family));
+    if (spec->integer && value != std::round(value))
+      return QObject::tr("field 'explorer.values.%1' = %2 must be a whole number")
+          .arg(q(name))
+          .arg(value, 0, 'g', 10);
+  }
+  const std::string problem = checkEncoding(s.family, fullValues(*family, s));
+  if (!problem.empty()) return QObject::tr("field 'explorer.values': %1").arg(q(problem));
+
+  const ViewControls c = findControls(w);
+  if (!c.lagCount || !c.logLag || !c.attentionT || !c.attentionHead || !c.logColor || !c.maxPos ||
+      !c.probeTarget || !c.probeSet || !c.diagnosticsTarget)
+    return QObject::tr("internal: a view's settings control is missing from the window");
+  const ViewSettings& v = s.views;
+  for (const QString& problem :
+       {checkChoice(c.lagCount, "views.kernel.lags", v.kernel.lagCount),
+        checkChoice(c.attentionT, "views.attention.T", v.attention.T),
+        checkChoice(c.maxPos, "views.norms.max_position", v.norms.maxPos),
+        checkChoice(c.probeTarget, "views.probe.target", v.probe.target),
+        checkChoice(c.diagnosticsTarget, "views.diagnostics.target", v.diagnostics.target)})
+    if (!problem.isEmpty()) return problem;
+  if (v.attention.head < 1 || v.attention.head > kMaxHead)
+    return QObject::tr("field 'views.attention.head' = %1 is outside [1, %2]")
+        .arg(v.attention.head)
+        .arg(kMaxHead);
+  if (!parseWindowView(q(s.tab)))
+    return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
+  return validateTraining(w, s.training);
+}
+
+bool applySession(MainWindow& w, const SessionState& s, QString* error) {
+  const QString problem = validateSession(w, s);
+  if (!problem.isEmpty()) {
+    *error = problem;
+    return false;
+  }
+  // The only step that can still refuse; it changes nothing when it does.
+  if (!w.trainingPanel()->setExperiment(s.training, error)) {
+    *error = QObject::tr("training setup: %1").arg(*error);
+    return false;
+  }
+  ParameterPanel* params = w.parameters();
+  params->setFamily(s.family);
+  for (const auto& [name, value] : fullValues(*findFamily(s.family), s))
+    params->setValue(name, value);
+
+  const ViewControls c = findControls(w);
+  const ViewSettings& v = s.views;
+  c.lagCount->setCurrentIndex(c.lagCount->findData(static_cast<int>(v.kernel.lagCount)));
+  c.logLag->setChecked(v.kernel.logLag);
+  c.attentionT->setCurrentIndex(c.attentionT->findData(static_cast<int>(v.attention.T)));
+  // The view narrows the range to the family's heads when its next result arrives.
+  c.attentionHead->setMaximum(
+      std::max<int>(c.attentionHead->maximum(), static_cast<int>(v.attention.head)));
+  c.attentionHead->setValue(static_cast<int>(v.attention.head));
+  c.logColor->setChecked(v.attentionLogColor);
+  c.maxPos->setCurrentIndex(c.maxPos->findData(static_cast<int>(v.norms.maxPos)));
+  c.probeTarget->setCurrentText(q(v.probe.target));
+  c.probeSet->setCurrentIndex(v.probe.familyOnly ? 1 : 0);
+  c.diagnosticsTarget->setCurrentText(q(v.diagnostics.target));
+  w.showView(*parseWindowView(q(s.tab)));
+  return true;
+}
+
+}  // namespace poslab::ui

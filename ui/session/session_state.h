@@ -1,0 +1,61 @@
+// The whole state of the window as one plain struct, and its JSON form (the body of a .poslab
+// session file and of the copy/paste state string): the explorer's family and parameter values,
+// each explorer view's settings, the current tab and the training setup (an ExperimentSpec in
+// the preset-file format). Reading is two-stage so that loading is all-or-nothing:
+// sessionFromJson checks the shape (types, format tag) and validateSession checks the content
+// against the window (known family, values in range, settings the views offer, a runnable
+// training setup); applySession changes the window only after both passed.
+#pragma once
+
+#include <QString>
+
+#include <map>
+#include <string>
+
+#include "bridge/explorer_types.h"
+#include "train/preset.h"  // ExperimentSpec, TrainConfig's JSON (nlohmann): plain data, no torch
+
+namespace poslab::ui {
+
+class MainWindow;
+
+inline constexpr const char* kSessionFormat = "poslab-session-1";
+
+struct ViewSettings {
+  KernelSettings kernel;
+  AttentionSettings attention;
+  bool attentionLogColor = true;
+  NormsSettings norms;
+  ProbeSettingsUi probe;
+  DiagnosticsSettings diagnostics;
+};
+
+struct SessionState {
+  std::string family;                    // explorer family id
+  std::map<std::string, double> values;  // its parameters (missing ones: the spec's default)
+  ViewSettings views;
+  std::string tab = "kernel";       // parseWindowView name
+  poslab::ExperimentSpec training;  // the training tab's setup
+};
+
+// ExperimentSpec <-> JSON with the keys of a preset file (name, description, paper, families,
+// seeds, family_params, variants, config). False with *error naming the field (under `where`).
+nlohmann::json experimentToJson(const poslab::ExperimentSpec& spec);
+bool experimentFromJson(const nlohmann::json& j, const std::string& where,
+                        poslab::ExperimentSpec& out, QString* error);
+
+// {"format": "poslab-session-1", "explorer": {...}, "views": {...}, "tab": ..., "training": {...}}
+nlohmann::json sessionToJson(const SessionState& state);
+// Shape only: the format tag, every field's type, no unknown fields. *error names the field.
+bool sessionFromJson(const nlohmann::json& j, SessionState& out, QString* error);
+
+// What the window shows now.
+SessionState captureSession(const MainWindow& window);
+// Empty when `state` can be applied to `window` as a whole, else the first problem, naming the
+// field ("explorer.values.gamma = 7 is outside [0, 1] for family jordan-exact").
+QString validateSession(const MainWindow& window, const SessionState& state);
+// Validates, then applies everything (training setup first: it is the only step that can refuse,
+// and it refuses without changing anything). False, with *error and nothing changed, on a problem.
+bool applySession(MainWindow& window, const SessionState& state, QString* error);
+
+}  // namespace poslab::ui
