@@ -1,6 +1,8 @@
 // Bridge TU: includes the training worker (and with it ATen).
 #include "bridge/worker_adapter.h"
 
+#include <ATen/ATen.h>
+
 #include "train/training_worker.h"
 
 namespace poslab::ui {
@@ -16,6 +18,8 @@ struct TrainingRun::Impl {
 TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent)
     : QObject(parent), index_(index), spec_(spec), impl_(std::make_unique<Impl>()) {
   qRegisterMetaType<poslab::Snapshot>();
+  qRegisterMetaType<poslab::ui::TrainingAttention>();
+  qRegisterMetaType<poslab::ui::TrainingSamples>();
   // The callback runs on the worker thread; emitting there queues to the receivers' threads.
   impl_->worker = std::make_unique<TrainingWorker>(
       [&] {
@@ -52,6 +56,55 @@ std::string TrainingRun::deviceName() const {
   std::string name;
   impl_->worker->withTrainer([&](Trainer& t) { name = t.deviceName(); });
   return name;
+}
+
+// The jobs below run on the worker thread between steps; their results leave as queued signals.
+// The worker is joined in the destructor before `this` goes, and jobs still queued then never run.
+void TrainingRun::requestAttention(long long length, long long maxSide) {
+  impl_->worker->post(
+      [this, length, maxSide](Trainer& t) {
+        TrainingAttention a;
+        a.step = t.stepCount();
+        a.sample = t.attentionSample(length, maxSide);
+        Q_EMIT attentionReady(index_, a);
+      },
+      [this](const std::string& error) {
+        TrainingAttention a;
+        a.error = error;
+        Q_EMIT attentionReady(index_, a);
+      });
+}
+
+void TrainingRun::requestSamples(long long count, long long length) {
+  impl_->worker->post(
+      [this, count, length](Trainer& t) {
+        TrainingSamples s;
+        s.step = t.stepCount();
+        s.taskId = t.config().task.id;
+        s.examples = t.samplePredictions(count, length);
+        if (s.taskId == "indirect-indexing")
+          for (const auto& e : s.examples)
+            s.indirect.push_back(decodeIndirectIndexing(t.config().task, e.tokens, e.prediction));
+        Q_EMIT samplesReady(index_, s);
+      },
+      [this](const std::string& error) {
+        TrainingSamples s;
+        s.error = error;
+        Q_EMIT samplesReady(index_, s);
+      });
+}
+
+void TrainingRun::setParameterValue(const std::string& name, double value) {
+  impl_->worker->post(
+      [name, value](Trainer& t) {
+        at::NoGradGuard noGrad;
+        t.parameter(name).fill_(value);
+      },
+      [this](const std::string& error) {
+        Snapshot s;
+        s.message = "cannot set parameter: " + error;
+        Q_EMIT snapshot(index_, s);
+      });
 }
 
 }  // namespace poslab::ui

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tasks/indirect_indexing.h"  // plain data, no torch
+#include "train/inspection.h"         // plain data, no torch
 #include "train/snapshot.h"      // plain data, no torch
 #include "train/train_config.h"  // plain data, no torch
 
@@ -20,6 +22,22 @@ namespace poslab::ui {
 struct TrainingRunSpec {
   poslab::TrainConfig config;
   bool operator==(const TrainingRunSpec& other) const;  // same JSON: same run
+};
+
+// The trained model's attention on the sample input, as the live view asks for it.
+struct TrainingAttention {
+  long long step = 0;              // steps the model had taken
+  poslab::AttentionSample sample;  // [layer][head] maps
+  std::string error;               // non-empty: why there are no maps
+};
+
+// The model's answers on a few sample inputs; for indirect indexing also decoded.
+struct TrainingSamples {
+  long long step = 0;
+  std::string taskId;
+  std::vector<poslab::ExamplePrediction> examples;
+  std::vector<poslab::IndirectIndexingExample> indirect;  // indirect-indexing only, per example
+  std::string error;
 };
 
 class TrainingRun : public QObject {
@@ -39,10 +57,20 @@ class TrainingRun : public QObject {
   bool isPlaying() const;
   long long stepCount() const;  // steps done (atomic in the worker)
   std::string deviceName() const;
+  // Non-blocking: queued to the worker between steps; the answer comes as attentionReady /
+  // samplesReady (emitted on the worker thread). Length: the sample input's T; maps are pooled to
+  // at most maxSide.
+  void requestAttention(long long length, long long maxSide);
+  void requestSamples(long long count, long long length);
+  // Non-blocking: fills the named parameter with `value` between steps (tests and debugging: a
+  // NaN makes the next step diverge). An unknown name comes back as a snapshot message.
+  void setParameterValue(const std::string& name, double value);
 
  Q_SIGNALS:
   // Queued to the receiver's thread; emitted from the worker thread.
   void snapshot(int index, const poslab::Snapshot& snapshot);
+  void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
+  void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
 
  private:
   struct Impl;
@@ -54,3 +82,5 @@ class TrainingRun : public QObject {
 }  // namespace poslab::ui
 
 Q_DECLARE_METATYPE(poslab::Snapshot)
+Q_DECLARE_METATYPE(poslab::ui::TrainingAttention)
+Q_DECLARE_METATYPE(poslab::ui::TrainingSamples)

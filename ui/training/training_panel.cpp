@@ -1,17 +1,21 @@
 #include "training/training_panel.h"
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,11 +23,26 @@
 
 #include "bridge/catalog.h"
 #include "plot_style.h"
+#include "training/model_attention_view.h"
+#include "training/position_history_view.h"
+#include "training/sample_view.h"
+#include "training/task_options_form.h"
 
 namespace poslab::ui {
 
 namespace {
 constexpr int kReplotMs = 40;  // snapshots can arrive every few ms; the eye needs ~25 Hz
+constexpr int kFamilyListHeight = 150;  // ~6 rows: room for the options below at 860 px
+
+QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, int value,
+                   const QString& tip) {
+  auto* box = new QSpinBox(parent);
+  box->setObjectName(name);
+  box->setRange(lo, hi);
+  box->setValue(value);
+  box->setToolTip(tip);
+  return box;
+}
 
 QCustomPlot* makePlot(QWidget* parent, const QString& name, const QString& x, const QString& y) {
   auto* plot = new QCustomPlot(parent);
@@ -57,13 +76,27 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   outer->setContentsMargins(0, 0, 0, 0);
   outer->addWidget(split);
 
-  auto* controls = new QWidget(split);
+  // Left: the buttons, the run state and the status stay in view; the settings scroll below.
+  auto* left = new QWidget(split);
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea(left);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  auto* controls = new QWidget(scroll);
+  scroll->setWidget(controls);
   auto* form = new QFormLayout(controls);
   task_ = new QComboBox(controls);
   task_->setObjectName("task");
   for (const auto& id : trainingTaskIds()) task_->addItem(QString::fromStdString(id));
   task_->setCurrentText("kernel-lm");
   form->addRow(tr("task"), task_);
+  auto* taskBox = new QGroupBox(tr("task options"), controls);
+  auto* taskBoxLayout = new QVBoxLayout(taskBox);
+  taskOptions_ = new TaskOptionsForm(taskBox);
+  taskOptions_->setObjectName("taskOptions");
+  taskBoxLayout->addWidget(taskOptions_);
+  form->addRow(taskBox);
 
   families_ = new QListWidget(controls);
   families_->setObjectName("trainFamilies");
@@ -74,6 +107,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
+  families_->setMaximumHeight(kFamilyListHeight);
   form->addRow(tr("families"), families_);
 
   steps_ = new QSpinBox(controls);
@@ -106,27 +140,65 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   evalLengths_->setObjectName("evalLengths");
   evalLengths_->setToolTip(tr("Comma-separated evaluation lengths, e.g. 64,256,1024"));
   form->addRow(tr("eval lengths"), evalLengths_);
+  evalEvery_ =
+      makeSpin(controls, "evalEvery", 0, 1000000, 50,
+               tr("Evaluate (and refresh the maps and samples) every N steps; 0: at the end"));
+  evalEvery_->setSpecialValueText(tr("at the end"));
+  form->addRow(tr("eval every"), evalEvery_);
+  evalSequences_ =
+      makeSpin(controls, "evalSequences", 1, 1000000, 32, tr("Sequences per evaluation length"));
+  form->addRow(tr("eval sequences"), evalSequences_);
+
+  auto* modelBox = new QGroupBox(tr("model"), controls);
+  auto* modelForm = new QFormLayout(modelBox);
+  dModel_ = makeSpin(modelBox, "dModel", 4, 4096, 64,
+                     tr("Residual width C; must be a multiple of heads"));
+  heads_ = makeSpin(modelBox, "heads", 1, 64, 4, tr("Attention heads H; head size C / H"));
+  layers_ = makeSpin(modelBox, "layers", 1, 48, 2, tr("Transformer blocks"));
+  positionLrScale_ = new QDoubleSpinBox(modelBox);
+  positionLrScale_->setObjectName("positionLrScale");
+  positionLrScale_->setDecimals(3);
+  positionLrScale_->setRange(0.001, 100000);
+  positionLrScale_->setValue(1);
+  positionLrScale_->setToolTip(
+      tr("Position parameters (gamma, eta, gates, ...) train at lr times this"));
+  modelForm->addRow(tr("d_model"), dModel_);
+  modelForm->addRow(tr("heads"), heads_);
+  modelForm->addRow(tr("layers"), layers_);
+  modelForm->addRow(tr("position lr ×"), positionLrScale_);
+  form->addRow(modelBox);
 
   auto* buttons = new QHBoxLayout;
-  playButton_ = new QPushButton(tr("Play"), controls);
+  playButton_ = new QPushButton(tr("Play"), left);
   playButton_->setObjectName("playButton");
-  pauseButton_ = new QPushButton(tr("Pause"), controls);
+  pauseButton_ = new QPushButton(tr("Pause"), left);
   pauseButton_->setObjectName("pauseButton");
-  stepButton_ = new QPushButton(tr("Step"), controls);
+  stepButton_ = new QPushButton(tr("Step"), left);
   stepButton_->setObjectName("stepButton");
-  resetButton_ = new QPushButton(tr("Reset"), controls);
+  resetButton_ = new QPushButton(tr("Reset"), left);
   resetButton_->setObjectName("resetButton");
   for (auto* b : {playButton_, pauseButton_, stepButton_, resetButton_}) buttons->addWidget(b);
-  form->addRow(buttons);
-  stepLabel_ = new QLabel(tr("step 0"), controls);
+  auto* stateRow = new QHBoxLayout;
+  stepLabel_ = new QLabel(tr("step 0"), left);
   stepLabel_->setObjectName("stepLabel");
-  form->addRow(stepLabel_);
-  status_ = new QLabel(controls);
+  runState_ = new QLabel(tr("not started"), left);
+  runState_->setObjectName("runState");
+  runState_->setWordWrap(true);
+  runState_->setToolTip(tr("playing, paused, finished, or diverged (the run paused itself)"));
+  stateRow->addWidget(stepLabel_);
+  stateRow->addWidget(runState_, 1);
+  status_ = new QLabel(left);
   status_->setObjectName("trainingStatus");
   status_->setWordWrap(true);
-  form->addRow(status_);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // messages can be copied
+  leftLayout->addLayout(buttons);
+  leftLayout->addLayout(stateRow);
+  leftLayout->addWidget(status_);
+  leftLayout->addWidget(scroll, 1);
 
-  auto* plots = new QWidget(split);
+  viewTabs_ = new QTabWidget(split);
+  viewTabs_->setObjectName("trainingViews");
+  auto* plots = new QWidget(viewTabs_);
   auto* plotsLayout = new QVBoxLayout(plots);
   plotsLayout->setContentsMargins(0, 0, 0, 0);
   lossPlot_ = makePlot(plots, "lossPlot", tr("step"), tr("training loss"));
@@ -145,9 +217,21 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   plotsLayout->addWidget(accuracyPlot_, 1);
   plotsLayout->addLayout(evalRow);
   plotsLayout->addWidget(evalPlot_, 1);
-  split->addWidget(controls);
-  split->addWidget(plots);
+  positionView_ = new PositionHistoryView(viewTabs_);
+  attentionView_ = new ModelAttentionView(viewTabs_);
+  sampleView_ = new SampleView(viewTabs_);
+  viewTabs_->addTab(plots, tr("Curves"));
+  viewTabs_->addTab(positionView_, tr("Position parameters"));
+  viewTabs_->addTab(attentionView_, tr("Attention"));
+  viewTabs_->addTab(sampleView_, tr("Samples"));
+  // The controls scroll vertically only: wide enough for the button row, never cut.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(controls->minimumSizeHint().width() +
+                          scroll->verticalScrollBar()->sizeHint().width());
+  split->addWidget(left);
+  split->addWidget(viewTabs_);
   split->setStretchFactor(1, 1);
+  split->setSizes({320, 700});
 
   replotTimer_.setSingleShot(true);
   replotTimer_.setInterval(kReplotMs);
@@ -156,6 +240,17 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(pauseButton_, &QPushButton::clicked, this, &TrainingPanel::pause);
   connect(stepButton_, &QPushButton::clicked, this, &TrainingPanel::stepOnce);
   connect(resetButton_, &QPushButton::clicked, this, &TrainingPanel::reset);
+  connect(task_, &QComboBox::currentTextChanged, this, &TrainingPanel::onTaskChanged);
+  connect(trainLength_, &QSpinBox::valueChanged, this, [this] {
+    taskOptions_->setContext(trainLength_->value(), setup_.base.task.headDim);
+    updateSampleLengths();
+  });
+  connect(evalLengths_, &QLineEdit::textChanged, this, &TrainingPanel::updateSampleLengths);
+  connect(attentionView_, &ModelAttentionView::requestChanged, this,
+          &TrainingPanel::sendAttentionRequest);
+  connect(sampleView_, &SampleView::requestChanged, this, &TrainingPanel::sendSamplesRequest);
+  onTaskChanged();
+  updateSampleLengths();
   connect(evalMetric_, &QComboBox::currentIndexChanged, this, [this] {
     evalPlot_->yAxis->setLabel(evalMetric_->currentText());
     for (size_t i = 0; i < runs_.size(); ++i) onSnapshot(static_cast<int>(i), Snapshot{});
@@ -197,11 +292,19 @@ poslab::ExperimentSpec TrainingPanel::experiment() const {
   poslab::ExperimentSpec e = setup_;
   TrainConfig& c = e.base;
   c.task.id = task_->currentText().toStdString();
-  if (c.task.id != setup_.base.task.id) {  // another task: its own defaults, not the setup's
-    c.task.options.clear();
-    c.task.kernel = c.task.id == "sector-teacher" ? "phase" : TaskConfig{}.kernel;  // as the CLI
-    e.variants.clear();
+  if (c.task.id != setup_.base.task.id) e.variants.clear();  // the setup's variants are its task's
+  // The form shows this task (onTaskChanged); text that is not a number falls back to the
+  // default here, and specsFromControls refuses it with a message before anything runs.
+  if (taskOptions_->taskId() == c.task.id) {
+    TaskConfig t = c.task;
+    if (taskOptions_->write(t, nullptr)) c.task = t;
   }
+  c.model.dModel = dModel_->value();
+  c.model.heads = heads_->value();
+  c.model.layers = layers_->value();
+  c.optim.positionLrScale = positionLrScale_->value();
+  c.run.evalEvery = evalEvery_->value();
+  c.run.evalSequences = evalSequences_->value();
   c.run.steps = steps_->value();
   c.optim.lr = lr_->value();
   c.run.seed = static_cast<uint64_t>(seed_->value());
@@ -244,6 +347,13 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* e
   seed_->setValue(static_cast<int>(spec.seeds.empty() ? c.run.seed : spec.seeds.front()));
   trainLength_->setValue(static_cast<int>(c.task.trainLength));
   batch_->setValue(static_cast<int>(c.optim.batch));
+  dModel_->setValue(static_cast<int>(c.model.dModel));
+  heads_->setValue(static_cast<int>(c.model.heads));
+  layers_->setValue(static_cast<int>(c.model.layers));
+  positionLrScale_->setValue(c.optim.positionLrScale);
+  evalEvery_->setValue(static_cast<int>(c.run.evalEvery));
+  evalSequences_->setValue(static_cast<int>(c.run.evalSequences));
+  onTaskChanged();  // the setup's options (the task combo may not have changed)
   QStringList lengths;
   for (long long l : c.run.evalLengths) lengths << QString::number(l);
   evalLengths_->setText(lengths.join(','));
@@ -259,6 +369,10 @@ std::vector<TrainingRunSpec> TrainingPanel::specsFromControls(QString* error) co
     *error = tr("eval lengths '%1' is not a list of positive integers (e.g. 64,256,1024)")
                  .arg(evalLengths_->text());
     return {};
+  }
+  {
+    TaskConfig t;
+    if (!taskOptions_->write(t, error)) return {};
   }
   const poslab::ExperimentSpec e = experiment();
   if (e.families.empty() || e.families.size() > kMaxFamilies) {
@@ -295,6 +409,25 @@ bool TrainingPanel::ensureRuns() {
       auto run = std::make_unique<TrainingRun>(static_cast<int>(i), specs[i]);
       connect(run.get(), &TrainingRun::snapshot, this, &TrainingPanel::onSnapshot,
               Qt::QueuedConnection);
+      const int generation = generation_;
+      connect(
+          run.get(), &TrainingRun::attentionReady, this,
+          [this, generation](int index, const TrainingAttention& a) {
+            if (generation != generation_) return;  // an answer from runs since replaced
+            attentionInFlight_ = false;
+            if (index == attentionView_->run()) attentionView_->showAttention(a);
+            if (attentionPending_) sendAttentionRequest();
+          },
+          Qt::QueuedConnection);
+      connect(
+          run.get(), &TrainingRun::samplesReady, this,
+          [this, generation](int index, const TrainingSamples& samples) {
+            if (generation != generation_) return;
+            samplesInFlight_ = false;
+            if (index == sampleView_->run()) sampleView_->showSamples(samples);
+            if (samplesPending_) sendSamplesRequest();
+          },
+          Qt::QueuedConnection);
       runs_.push_back(std::move(run));
     }
   } catch (const std::exception& e) {
@@ -304,6 +437,12 @@ bool TrainingPanel::ensureRuns() {
   }
   states_.assign(runs_.size(), RunState{});
   lastEval_.assign(runs_.size(), {});
+  lastSnapshot_.assign(runs_.size(), Snapshot{});
+  QStringList families;
+  for (const auto& spec : specs) families << QString::fromStdString(spec.config.model.family);
+  positionView_->setRuns(families);
+  attentionView_->setRuns(families);
+  sampleView_->setRuns(families);
   for (size_t i = 0; i < runs_.size(); ++i) {
     const QString name = QString::fromStdString(specs[i].config.model.family);
     const QPen pen(seriesColor(static_cast<int>(i)), 1.5);
@@ -327,8 +466,17 @@ bool TrainingPanel::ensureRuns() {
 
 void TrainingPanel::clearRuns() {
   runs_.clear();  // each destructor stops and joins its worker
+  ++generation_;  // answers still queued from those runs are dropped
+  attentionInFlight_ = attentionPending_ = samplesInFlight_ = samplesPending_ = false;
   states_.clear();
   lastEval_.clear();
+  lastSnapshot_.clear();
+  if (positionView_) {
+    positionView_->setRuns({});
+    attentionView_->setRuns({});
+    sampleView_->setRuns({});
+  }
+  if (runState_) runState_->setText(tr("not started"));
 }
 
 void TrainingPanel::clearCurves() {
@@ -341,25 +489,43 @@ void TrainingPanel::clearCurves() {
 
 void TrainingPanel::play() {
   if (!ensureRuns()) return;
-  for (auto& r : runs_) r->play();
+  QStringList skipped;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    // A diverged run would fail the same step again (same weights, same batch).
+    if (states_[i].diverged)
+      skipped << QString::fromStdString(runs_[i]->spec().config.model.family);
+    else
+      runs_[i]->play();
+  }
+  if (!skipped.isEmpty())
+    setStatus(
+        tr("%1 diverged and stays paused: press Reset to start again").arg(skipped.join(", ")));
+  updateRunState();
 }
 
 void TrainingPanel::pause() {
   for (auto& r : runs_) r->pause();
+  updateRunState();
+  requestInspection();  // queued behind the step in flight: the paused model
 }
 
 void TrainingPanel::stepOnce() {
   if (!ensureRuns()) return;
-  for (auto& r : runs_) r->stepOnce();
+  for (size_t i = 0; i < runs_.size(); ++i)
+    if (!states_[i].diverged) runs_[i]->stepOnce();
+  updateRunState();  // maps and samples follow the step's snapshot (onSnapshot)
 }
 
 void TrainingPanel::reset() {
   for (auto& r : runs_) r->reset();
   for (auto& s : states_) s = RunState{};
   for (auto& e : lastEval_) e.clear();
+  for (auto& s : lastSnapshot_) s = Snapshot{};
   for (const Curves& c : curves_)
     for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
   stepLabel_->setText(tr("step 0"));
+  positionView_->clearHistory();
+  updateRunState();
   replot();
 }
 
@@ -367,23 +533,35 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
   if (index < 0 || index >= static_cast<int>(curves_.size())) return;  // a run since removed
   const size_t i = static_cast<size_t>(index);
   const Curves& c = curves_[i];
+  const QString family = QString::fromStdString(runs_[i]->spec().config.model.family);
+  bool inspect = false;  // refresh the maps and samples after this snapshot
   if (s.message == "reset") {
     for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
     states_[i] = RunState{};
+    lastSnapshot_[i] = Snapshot{};
+    positionView_->addSnapshot(index, s);  // the fresh model's parameters at step 0
+    inspect = true;
+  } else if (s.diverged) {
+    // The worker paused itself and left the weights as before the failed step.
+    states_[i].finished = states_[i].diverged = true;
+    setStatus(tr("%1 paused itself: %2").arg(family, QString::fromStdString(s.message)));
+    inspect = true;
   } else {
     if (s.step > 0) {
       states_[i].step = s.step;
+      lastSnapshot_[i] = s;
+      positionView_->addSnapshot(index, s);
       if (std::isfinite(s.loss)) c.loss->addData(static_cast<double>(s.step), s.loss);
       if (std::isfinite(s.accuracy)) c.accuracy->addData(static_cast<double>(s.step), s.accuracy);
     }
-    const bool evalFailed = s.message.rfind("evaluation failed", 0) == 0;
-    // The last step, or a divergence (the worker stops itself): the run will not step again.
-    if ((s.step > 0 && s.step >= runs_[i]->spec().config.run.steps) || (!s.message.empty() && !evalFailed))
+    // The last step: the run will not step again.
+    if ((s.step > 0 && s.step >= runs_[i]->spec().config.run.steps) || s.message == "finished")
       states_[i].finished = true;
-    if (!s.message.empty()) {
-      setStatus(QStringLiteral("%1: %2").arg(QString::fromStdString(runs_[i]->spec().config.model.family),
-                                             QString::fromStdString(s.message)));
-    }
+    if (!s.message.empty())
+      setStatus(QStringLiteral("%1: %2").arg(family, QString::fromStdString(s.message)));
+    // After an evaluation, the last step, or a step while paused (Step, or the one in flight at
+    // Pause): the model the user is looking at changed.
+    inspect = !s.eval.empty() || states_[i].finished || (s.step > 0 && !runs_[i]->isPlaying());
   }
   if (!s.eval.empty()) lastEval_[i] = s.eval;
   // The eval curve shows the latest evaluation in the chosen metric.
@@ -397,17 +575,107 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
   }
   c.eval->setData(lengths, values, true);
   stepLabel_->setText(tr("step %1").arg(stepCount()));
+  updateRunState();
+  if (inspect) requestInspection();
   if (!replotTimer_.isActive()) replotTimer_.start();
   Q_EMIT snapshotShown();
 }
 
 void TrainingPanel::replot() {
+  positionView_->replot();
   for (QCustomPlot* p : {lossPlot_, accuracyPlot_, evalPlot_}) {
     p->rescaleAxes();
     p->yAxis->scaleRange(1.1);
     if (p == evalPlot_) p->xAxis->scaleRange(1.2);  // end points off the frame (log axis)
     p->replot();
   }
+}
+
+QString TrainingPanel::runStateText() const {
+  return runState_->text();
+}
+
+void TrainingPanel::updateRunState() {
+  if (runs_.empty()) {
+    runState_->setText(tr("not started"));
+    return;
+  }
+  QStringList each;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const RunState& st = states_[i];
+    if (st.diverged)
+      each << tr("diverged at step %1, paused").arg(st.step);
+    else if (runs_[i]->isPlaying())
+      each << tr("playing");
+    else if (st.finished)
+      each << tr("finished");
+    else
+      each << tr("paused");
+  }
+  if (each.count(each.front()) == each.size()) {
+    runState_->setText(each.front());
+    return;
+  }
+  QStringList parts;
+  for (size_t i = 0; i < runs_.size(); ++i)
+    parts << QStringLiteral("%1: %2").arg(
+        QString::fromStdString(runs_[i]->spec().config.model.family), each[static_cast<int>(i)]);
+  runState_->setText(parts.join(QStringLiteral(" · ")));
+}
+
+void TrainingPanel::onTaskChanged() {
+  const std::string id = task_->currentText().toStdString();
+  TaskConfig t;
+  if (id == setup_.base.task.id) {
+    t = setup_.base.task;
+  } else {
+    t.id = id;
+    const auto kernels = taskKernelChoices(id);
+    if (!kernels.empty()) t.kernel = kernels.front();  // mixed_raw / phase, as the CLI
+  }
+  t.trainLength = trainLength_->value();
+  t.headDim = setup_.base.task.headDim;  // the task reads its own head_dim (kernel-lm omega)
+  taskOptions_->setConfig(t);
+}
+
+void TrainingPanel::updateSampleLengths() {
+  // The train length and the evaluation lengths: maps show what the model does beyond training.
+  std::vector<long long> lengths{trainLength_->value()};
+  std::vector<long long> evals;
+  if (parseLengths(evalLengths_->text(), evals))
+    for (long long l : evals) lengths.push_back(l);
+  attentionView_->setLengths(lengths);
+}
+
+void TrainingPanel::requestInspection() {
+  sendAttentionRequest();
+  sendSamplesRequest();
+}
+
+void TrainingPanel::sendAttentionRequest() {
+  const int i = attentionView_->run();
+  if (i < 0 || i >= static_cast<int>(runs_.size())) return;
+  if (attentionInFlight_) {  // one at a time: the answer sends the next
+    attentionPending_ = true;
+    return;
+  }
+  attentionInFlight_ = true;
+  attentionPending_ = false;
+  runs_[static_cast<size_t>(i)]->requestAttention(attentionView_->length(),
+                                                  ModelAttentionView::kMaxSide);
+}
+
+void TrainingPanel::sendSamplesRequest() {
+  const int i = sampleView_->run();
+  if (i < 0 || i >= static_cast<int>(runs_.size())) return;
+  if (samplesInFlight_) {
+    samplesPending_ = true;
+    return;
+  }
+  samplesInFlight_ = true;
+  samplesPending_ = false;
+  runs_[static_cast<size_t>(i)]->requestSamples(
+      SampleView::kExamples, runs_[static_cast<size_t>(i)]->spec().config.task.trainLength);
 }
 
 void TrainingPanel::setStatus(const QString& text) {

@@ -1,6 +1,9 @@
-// The live training tab: a task, 1-4 families trained side by side on identical batches (same
-// seed), Play / Pause / Step / Reset, loss and accuracy per step on shared axes, and the
-// evaluation-length curve (train short, test long).
+// The live training tab: a task with its options, the model size, 1-4 families trained side by
+// side on identical batches (same seed), Play / Pause / Step / Reset. On the right, tabs: loss and
+// accuracy per step on shared axes with the evaluation-length curve (train short, test long); the
+// learned position parameters against the step; the trained model's attention maps on a sample
+// input; the model's answers on a few sample inputs. A run that diverges pauses itself and the
+// panel says which step and why.
 #pragma once
 
 #include <QTimer>
@@ -21,8 +24,14 @@ class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace poslab::ui {
+
+class ModelAttentionView;
+class PositionHistoryView;
+class SampleView;
+class TaskOptionsForm;
 
 class TrainingPanel : public QWidget {
   Q_OBJECT
@@ -44,6 +53,19 @@ class TrainingPanel : public QWidget {
   // Checks exactly these families (ids), unchecking the rest; false for an unknown id.
   bool selectFamilies(const std::vector<std::string>& ids);
   QString statusText() const;
+  // "playing", "paused", "finished" or "diverged at step N" (per family when the runs differ).
+  QString runStateText() const;
+  // The runs themselves (tests inject faults through TrainingRun::setParameterValue).
+  TrainingRun* run(int index) const { return runs_.at(static_cast<size_t>(index)).get(); }
+  // The latest snapshot with a step of run `index` (step 0 before the first).
+  const poslab::Snapshot& lastSnapshot(int index) const {
+    return lastSnapshot_.at(static_cast<size_t>(index));
+  }
+  QTabWidget* viewTabs() const { return viewTabs_; }
+  PositionHistoryView* positionView() const { return positionView_; }
+  ModelAttentionView* attentionView() const { return attentionView_; }
+  SampleView* sampleView() const { return sampleView_; }
+  TaskOptionsForm* taskOptions() const { return taskOptions_; }
   // The experiment the controls describe: the last loaded setup (preset or session: model size,
   // task options, pins, ...) with the controls' task, families, steps, lr, seed, lengths and batch.
   poslab::ExperimentSpec experiment() const;
@@ -80,7 +102,8 @@ class TrainingPanel : public QWidget {
  private:
   struct RunState {
     long long step = 0;
-    bool finished = false;
+    bool finished = false;  // last step done, or diverged: the run will not step again
+    bool diverged = false;  // a step failed (non-finite loss or gradient); Reset starts again
   };
 
   std::vector<TrainingRunSpec> specsFromControls(QString* error) const;
@@ -89,6 +112,14 @@ class TrainingPanel : public QWidget {
   void clearCurves();
   void onSnapshot(int index, const poslab::Snapshot& snapshot);
   void setStatus(const QString& text);
+  void onTaskChanged();   // shows the task's options (the setup's when it is the setup's task)
+  void updateRunState();  // the state label from the runs
+  void updateSampleLengths();
+  // Asks the shown runs' workers for fresh maps and samples (non-blocking; one in flight per
+  // view, a request meanwhile is sent when the answer comes).
+  void requestInspection();
+  void sendAttentionRequest();
+  void sendSamplesRequest();
 
   QComboBox* task_ = nullptr;
   QListWidget* families_ = nullptr;
@@ -98,6 +129,18 @@ class TrainingPanel : public QWidget {
   QSpinBox* trainLength_ = nullptr;
   QSpinBox* batch_ = nullptr;
   QLineEdit* evalLengths_ = nullptr;
+  TaskOptionsForm* taskOptions_ = nullptr;
+  QSpinBox* dModel_ = nullptr;
+  QSpinBox* heads_ = nullptr;
+  QSpinBox* layers_ = nullptr;
+  QDoubleSpinBox* positionLrScale_ = nullptr;
+  QSpinBox* evalEvery_ = nullptr;
+  QSpinBox* evalSequences_ = nullptr;
+  QLabel* runState_ = nullptr;
+  QTabWidget* viewTabs_ = nullptr;
+  PositionHistoryView* positionView_ = nullptr;
+  ModelAttentionView* attentionView_ = nullptr;
+  SampleView* sampleView_ = nullptr;
   QComboBox* evalMetric_ = nullptr;
   QPushButton* playButton_ = nullptr;
   QPushButton* pauseButton_ = nullptr;
@@ -114,6 +157,10 @@ class TrainingPanel : public QWidget {
   std::vector<RunState> states_;
   std::vector<Curves> curves_;
   std::vector<std::vector<poslab::EvalResult>> lastEval_;  // per run, for the metric switch
+  std::vector<poslab::Snapshot> lastSnapshot_;             // per run, latest with a step
+  int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
+  bool attentionInFlight_ = false, attentionPending_ = false;
+  bool samplesInFlight_ = false, samplesPending_ = false;
   QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
 };
 

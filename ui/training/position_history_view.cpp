@@ -1,0 +1,235 @@
+#include "training/position_history_view.h"
+
+#include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "plot_style.h"
+
+namespace poslab::ui {
+
+namespace {
+// Components of one run share its colour; the dash tells them apart (cycles after four).
+const Qt::PenStyle kComponentDash[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+}  // namespace
+
+PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* row = new QHBoxLayout;
+  parameter_ = new QComboBox(this);
+  parameter_->setObjectName("positionParameter");
+  parameter_->setToolTip(tr("A learned position parameter of layer 0"));
+  parameter_->setMinimumContentsLength(12);
+  each_ = new QCheckBox(tr("one line per head / block"), this);
+  each_->setObjectName("positionEachComponent");
+  each_->setToolTip(tr("Off: the mean over the parameter's components"));
+  note_ = new QLabel(this);
+  note_->setObjectName("positionNote");
+  note_->setWordWrap(true);
+  row->addWidget(new QLabel(tr("parameter"), this));
+  row->addWidget(parameter_);
+  row->addWidget(each_);
+  row->addWidget(note_, 1);
+  layout->addLayout(row);
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName("positionPlot");
+  stylePlot(plot_, tr("step"), tr("value"));
+  placeLegendTop(plot_);
+  plot_->setMinimumSize(300, 200);
+  layout->addWidget(plot_, 1);
+  connect(parameter_, &QComboBox::activated, this, [this] { chosen_ = true; });
+  connect(parameter_, &QComboBox::currentTextChanged, this, [this] {
+    dirty_ = true;
+    replot();
+  });
+  connect(each_, &QCheckBox::toggled, this, [this] {
+    dirty_ = true;
+    replot();
+  });
+  updateNames();
+}
+
+void PositionHistoryView::setRuns(const QStringList& families) {
+  runs_.clear();
+  chosen_ = false;
+  for (const QString& f : families) runs_.push_back(Run{f, {}, {}, 0});
+  dirty_ = true;
+  updateNames();
+  replot();
+}
+
+void PositionHistoryView::clearHistory() {
+  for (Run& r : runs_) r.history.clear();
+  dirty_ = true;
+  replot();
+}
+
+void PositionHistoryView::addSnapshot(int run, const poslab::Snapshot& s) {
+  if (run < 0 || run >= static_cast<int>(runs_.size())) return;
+  Run& r = runs_[static_cast<size_t>(run)];
+  if (s.message == "reset") {
+    r.history.clear();
+    dirty_ = true;
+  } else if (s.step <= 0) {
+    return;  // messages without a step (e.g. a metric switch) carry no new parameters
+  }
+  bool newName = false;
+  for (const auto& [name, values] : s.position) {
+    auto& points = r.history[name];
+    newName = newName || points.empty();
+    if (!points.empty() && points.back().step >= static_cast<double>(s.step)) continue;
+    points.push_back({static_cast<double>(s.step), values});
+  }
+  if (newName) updateNames();
+}
+
+bool PositionHistoryView::setParameter(const QString& name) {
+  const int i = parameter_->findText(name);
+  if (i < 0) return false;
+  parameter_->setCurrentIndex(i);
+  chosen_ = true;
+  return true;
+}
+
+QString PositionHistoryView::parameter() const {
+  return parameter_->currentText();
+}
+
+void PositionHistoryView::setEachComponent(bool each) {
+  each_->setChecked(each);
+}
+
+std::vector<QCPGraph*> PositionHistoryView::graphs(int run) const {
+  return runs_.at(static_cast<size_t>(run)).graphs;
+}
+
+void PositionHistoryView::updateNames() {
+  std::set<std::string> names;
+  for (const Run& r : runs_)
+    for (const auto& [name, points] : r.history) names.insert(name);
+  QStringList list;
+  for (const auto& n : names) list << QString::fromStdString(n);
+  QStringList shown;
+  for (int i = 0; i < parameter_->count(); ++i) shown << parameter_->itemText(i);
+  if (list == shown) return;
+  const QString keep = parameter_->currentText();
+  {
+    const QSignalBlocker block(parameter_);
+    parameter_->clear();
+    parameter_->addItems(list);
+    // The user's choice stays; until there is one, gamma when some run has it (the parameter the
+    // Jordan families are about), whichever run reported first.
+    const QString pick = (chosen_ || !list.contains("gamma")) && list.contains(keep) ? keep
+                         : list.contains("gamma")                                    ? "gamma"
+                                                                                     : QString();
+    if (!pick.isEmpty()) parameter_->setCurrentText(pick);
+  }
+  dirty_ = true;
+}
+
+void PositionHistoryView::rebuildGraphs() {
+  plot_->clearGraphs();
+  const std::string name = parameter_->currentText().toStdString();
+  const bool each = each_->isChecked();
+  QStringList without;
+  size_t components = 0;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    Run& r = runs_[i];
+    r.graphs.clear();
+    r.plotted = 0;
+    auto it = r.history.find(name);
+    if (it == r.history.end() || it->second.empty()) {
+      without << r.family;
+      continue;
+    }
+    const size_t n = each ? it->second.front().values.size() : 1;
+    components = std::max(components, it->second.front().values.size());
+    for (size_t c = 0; c < n; ++c) {
+      QCPGraph* g = plot_->addGraph();
+      QPen pen(seriesColor(static_cast<int>(i)), 1.5);
+      pen.setStyle(kComponentDash[c % std::size(kComponentDash)]);
+      g->setPen(pen);
+      g->setName(r.family);
+      if (c > 0) g->removeFromLegend();  // the legend names families; dashes are components
+      r.graphs.push_back(g);
+    }
+  }
+  const QString p = parameter_->currentText();
+  if (p.isEmpty()) {
+    plot_->yAxis->setLabel(tr("value"));
+  } else if (each && components > 1) {
+    plot_->yAxis->setLabel(tr("%1 (one line per component; dash = component)").arg(p));
+  } else if (components > 1) {
+    plot_->yAxis->setLabel(tr("%1 (mean of %2 components)").arg(p).arg(components));
+  } else {
+    plot_->yAxis->setLabel(p);
+  }
+  if (runs_.empty())
+    note_->setText(tr("press Play or Step to train"));
+  else if (parameter_->count() == 0)
+    note_->setText(
+        tr("no learned position parameters yet (they appear after the first step; "
+           "rope, alibi and direct-sum have none)"));
+  else if (!without.isEmpty())
+    note_->setText(tr("without %1: %2").arg(p, without.join(", ")));
+  else
+    note_->clear();
+  dirty_ = false;
+}
+
+void PositionHistoryView::appendPoints(Run& r, size_t from) {
+  auto it = r.history.find(parameter_->currentText().toStdString());
+  if (it == r.history.end() || r.graphs.empty()) return;
+  const std::vector<Point>& points = it->second;
+  const bool each = r.graphs.size() > 1 || each_->isChecked();
+  for (size_t c = 0; c < r.graphs.size(); ++c) {
+    QVector<double> keys, values;
+    for (size_t k = from; k < points.size(); ++k) {
+      const auto& v = points[k].values;
+      if (v.empty()) continue;
+      const double y =
+          each ? (c < v.size() ? v[c] : NAN)
+               : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+      if (!std::isfinite(y)) continue;
+      keys.push_back(points[k].step);
+      values.push_back(y);
+    }
+    r.graphs[c]->addData(keys, values, /*alreadySorted=*/true);
+  }
+  r.plotted = points.size();
+}
+
+void PositionHistoryView::replot() {
+  if (dirty_) rebuildGraphs();
+  for (Run& r : runs_) {
+    auto it = r.history.find(parameter_->currentText().toStdString());
+    if (it == r.history.end()) continue;
+    if (r.graphs.empty()) {  // the parameter appeared for this run after the graphs were built
+      rebuildGraphs();
+      break;
+    }
+  }
+  for (Run& r : runs_) appendPoints(r, r.plotted);
+  plot_->rescaleAxes();
+  plot_->yAxis->scaleRange(1.1);
+  // gamma starts at 1e-4 and may move in its 6th digit: enough digits that ticks differ.
+  const QCPRange y = plot_->yAxis->range();
+  const double magnitude = std::max(std::abs(y.lower), std::abs(y.upper));
+  const int digits = y.size() > 0 && magnitude > 0
+                         ? static_cast<int>(std::ceil(std::log10(magnitude / y.size()))) + 2
+                         : 3;
+  plot_->yAxis->setNumberFormat("g");
+  plot_->yAxis->setNumberPrecision(std::clamp(digits, 3, 12));
+  plot_->replot();
+}
+
+}  // namespace poslab::ui
