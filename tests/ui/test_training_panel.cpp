@@ -163,6 +163,15 @@ class TestTrainingPanel : public QObject {
     panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
     QVERIFY(panel.findChild<QLineEdit*>("textFile"));
     QVERIFY(!panel.findChild<QComboBox*>("taskKernel"));
+
+    // The attention view offers the train length and the evaluation lengths up to 1024 (the
+    // worker materialises T x T weights per head).
+    panel.findChild<QSpinBox*>("trainLength")->setValue(64);
+    panel.findChild<QLineEdit*>("evalLengths")->setText("64,256,4096");
+    auto* lengths = panel.findChild<QComboBox*>("modelAttentionLength");
+    QStringList offered;
+    for (int i = 0; i < lengths->count(); ++i) offered << lengths->itemText(i);
+    QCOMPARE(offered, QStringList({"64", "256"}));
   }
 
   // A value core rejects gives core's message in the status, and nothing starts.

@@ -32,6 +32,7 @@ namespace poslab::ui {
 
 namespace {
 constexpr int kReplotMs = 40;  // snapshots can arrive every few ms; the eye needs ~25 Hz
+constexpr long long kMaxAttentionLength = 1024;  // as the explorer's map: weights stay tens of MB
 constexpr int kFamilyListHeight = 150;  // ~6 rows: room for the options below at 860 px
 
 QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, int value,
@@ -640,10 +641,12 @@ void TrainingPanel::onTaskChanged() {
 
 void TrainingPanel::updateSampleLengths() {
   // The train length and the evaluation lengths: maps show what the model does beyond training.
-  std::vector<long long> lengths{trainLength_->value()};
+  // The worker materialises (layers, H, T, T) weights, so lengths stop at kMaxAttentionLength.
+  std::vector<long long> lengths{std::min<long long>(trainLength_->value(), kMaxAttentionLength)};
   std::vector<long long> evals;
   if (parseLengths(evalLengths_->text(), evals))
-    for (long long l : evals) lengths.push_back(l);
+    for (long long l : evals)
+      if (l <= kMaxAttentionLength) lengths.push_back(l);
   attentionView_->setLengths(lengths);
 }
 
