@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -347,6 +348,32 @@ class TestSessions : public QObject {
     // The menu lists them, newest first.
     Q_EMIT c->recentMenu()->aboutToShow();
     QCOMPARE(c->recentMenu()->actions().value(0)->data().toString(), files[9]);
+  }
+
+  void windowLayoutKeptAcrossRuns() {
+    QSettings().clear();
+    QList<int> sizes;
+    {
+      MainWindow a;
+      a.sessionController()->persistLayout();  // nothing stored yet: the defaults stay
+      a.resize(1700, 900);
+      a.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&a));
+      auto* split = a.findChild<QSplitter*>("mainSplitter");
+      QVERIFY(split);
+      split->setSizes({600, 1100});
+      sizes = split->sizes();
+      QVERIFY2(sizes.value(0) > 550, qPrintable(QString::number(sizes.value(0))));
+      a.close();  // saves
+    }
+    MainWindow b;
+    auto* split = b.findChild<QSplitter*>("mainSplitter");
+    QVERIFY(split->sizes() != sizes);        // a fresh window does not read the settings ...
+    b.sessionController()->persistLayout();  // ... the application asks for it
+    b.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&b));
+    QCOMPARE(split->sizes(), sizes);
+    QCOMPARE(b.size(), QSize(1700, 900));
   }
 
   void presetsMenuListsAndLoads() {
