@@ -17,6 +17,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 #include <set>
@@ -33,6 +34,7 @@
 #include "session/session_state.h"
 #include "train/preset.h"
 #include "training/training_panel.h"
+#include "undo/parameter_undo.h"
 
 using namespace poslab::ui;
 using nlohmann::json;
@@ -167,6 +169,15 @@ class TestSessions : public QObject {
     QCOMPARE(j.at("tab").get<std::string>(), std::string("norms"));
     QCOMPARE(j.at("training").at("config").at("run").at("steps").get<long long>(), 123LL);
     QCOMPARE(w.sessionController()->recentFiles().value(0), file);
+
+    // Loading is one Edit > Undo step for the explorer's parameters.
+    auto* undo = w.findChild<ParameterUndo*>();
+    QVERIFY(undo);
+    undo->stack()->undo();
+    QCOMPARE(w.parameters()->familyId(), std::string("rope"));
+    undo->stack()->redo();
+    QCOMPARE(w.parameters()->familyId(), std::string("jordan-exact"));
+    QCOMPARE(w.parameters()->values().at("gamma"), 0.0123);
   }
 
   void malformedSessionChangesNothing_data() {

@@ -5,6 +5,7 @@
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QStringList>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "explorer/probe_view.h"
 #include "main_window.h"
 #include "training/training_panel.h"
+#include "undo/parameter_undo.h"
 
 namespace poslab::ui {
 
@@ -543,10 +545,14 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error) {
     *error = QObject::tr("training setup: %1").arg(*error);
     return false;
   }
+  // One Edit > Undo step takes the explorer back to where it was before the load.
+  auto* undo = w.findChild<ParameterUndo*>();
+  if (undo) undo->stack()->beginMacro(QObject::tr("Load state"));
   ParameterPanel* params = w.parameters();
   params->setFamily(s.family);
   for (const auto& [name, value] : fullValues(*findFamily(s.family), s))
     params->setValue(name, value);
+  if (undo) undo->stack()->endMacro();
 
   const ViewControls c = findControls(w);
   const ViewSettings& v = s.views;
