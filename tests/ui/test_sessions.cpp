@@ -119,6 +119,7 @@ class TestSessions : public QObject {
     const QString file = dir.filePath("a.poslab");
     QVERIFY(w.sessionController()->saveFile(file));
     QCOMPARE(w.sessionController()->currentFile(), file);
+    QVERIFY(w.windowTitle().startsWith("a.poslab"));
 
     // Change everything.
     QVERIFY(w.parameters()->setFamily("rope"));

@@ -225,6 +225,7 @@ void SessionController::showMessage(const QString& text) {
 void SessionController::setCurrentFile(const QString& path) {
   currentFile_ = QFileInfo(path).absoluteFilePath();
   window_->setWindowFilePath(currentFile_);
+  window_->setWindowTitle(tr("%1 — PosLab").arg(QFileInfo(path).fileName()));
 }
 
 void SessionController::persistLayout() {
