@@ -41,19 +41,17 @@ void preferOffscreenForScreenshots(int argc, char** argv) {
 }
 
 // QGuiApplication takes -session/--session for itself (X11 session management) and removes it
-// from the arguments; ours is renamed before QApplication sees it.
+// from the arguments; our --session is renamed before QApplication sees it. The single-dash form
+// stays Qt's: a session manager restarts applications with "-session ID".
 constexpr const char* kSessionArg = "--poslab-session";
 std::vector<std::string> renameSessionArgument(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   for (size_t i = 1; i < args.size(); ++i) {
-    for (const char* form : {"--session", "-session"}) {
-      const size_t n = std::strlen(form);
-      if (args[i] == form)
-        args[i] = kSessionArg;
-      else if (args[i].compare(0, n + 1, std::string(form) + "=") == 0)
-        args[i] = std::string(kSessionArg) + args[i].substr(n);
-    }
     if (args[i] == "--") break;
+    if (args[i] == "--session")
+      args[i] = kSessionArg;
+    else if (args[i].rfind("--session=", 0) == 0)
+      args[i] = std::string(kSessionArg) + args[i].substr(9);
   }
   return args;
 }

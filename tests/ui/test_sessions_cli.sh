@@ -29,6 +29,7 @@ expect_error "$tmp/bad.poslab: not valid JSON at line 1" --screenshot "$tmp/x.pn
 expect_error "$tmp/bad.poslab: not valid JSON" --session "$tmp/bad.poslab"   # GUI: no window
 expect_error "does not exist" --screenshot "$tmp/x.png" --session "$tmp/none.poslab"
 expect_error "does not exist" --session "$tmp/none.poslab"
+expect_error "does not exist" --session="$tmp/none.poslab"
 
 # A hand-written session: only the required fields plus a few settings.
 cat >"$tmp/good.poslab" <<'JSON'
