@@ -87,12 +87,12 @@ struct Trainer::State {
 
   void build() {
     cfg.validate();
+    cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
     task = makeTask(cfg.task);
     TaskConfig evalCfg = cfg.task;
     if (cfg.task.id == "byte-lm") evalCfg.options["split"] = 1;  // evaluate on held-out text
     evalTask = makeTask(evalCfg);
     cfg.model.vocab = task->vocabSize();
-    cfg.task.headDim = cfg.model.headDim();
     if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
     for (long long L : cfg.run.evalLengths) {
       if (L < evalTask->minLength() || L > evalTask->maxLength())

@@ -139,6 +139,30 @@ TEST(Training, VariableTrainLengthsAreSeededAndInRange) {
   EXPECT_THROW(Trainer{c}, InvalidArgument);
 }
 
+// The kernel-LM frequency follows the model's head size (SPEC 3: omega = base^(-6/D_head)): with
+// head_dim 32 the labels are those of omega = 10000^(-6/32), not of the task's default head_dim 16.
+TEST(Training, KernelLmOmegaFollowsTheModelsHeadDim) {
+  TrainConfig c = smallRun("rope");
+  c.model.heads = 1;
+  c.model.dModel = 32;
+  Trainer t(c);
+  const long long T = 24;
+  auto label = [&](const std::vector<long long>& tokens, double omega) {
+    double score = 0;  // sign only: the (1/L) factor and the L2 normalisation are positive
+    for (long long d = 1; d < T; ++d)
+      score += (2.0 * static_cast<double>(tokens[T - 1 - d]) - 1) * d * std::cos(omega * d);
+    return score > 0 ? 1 : 0;
+  };
+  const double omega32 = std::pow(10000.0, -6.0 / 32), omega16 = std::pow(10000.0, -6.0 / 16);
+  int differsFrom16 = 0;
+  for (const ExamplePrediction& e : t.samplePredictions(64, T)) {
+    ASSERT_EQ(e.position, T - 1);
+    EXPECT_EQ(e.target, label(e.tokens, omega32));
+    differsFrom16 += e.target != label(e.tokens, omega16);
+  }
+  EXPECT_GT(differsFrom16, 0);  // the two frequencies label these inputs differently
+}
+
 // Save after 4 steps, keep going 3 steps; a trainer loaded from the file takes the same 3 steps.
 TEST(Training, CheckpointResumesExactly) {
   const auto path = (std::filesystem::temp_directory_path() / "poslab_resume_test.pt").string();
