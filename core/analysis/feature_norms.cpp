@@ -78,7 +78,7 @@ double softplus(double v) { return v > 30 ? v : std::log1p(std::exp(v)); }
 }  // namespace
 
 NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>& positions,
-                               unsigned seed) {
+                               unsigned seed, bool lagShortcut) {
   if (positions.empty()) throw InvalidArgument("no positions to profile");
   const long long maxPos = *std::max_element(positions.begin(), positions.end());
   if (maxPos > 10'000'000) throw InvalidArgument("positions above 10,000,000 are not profiled");
@@ -99,6 +99,20 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
   // Logit scale: one query row at p against keys 0..p, q = k = x in every head, direct form.
   const long long H = enc.heads();
   at::Tensor q1 = xT.view({1, 1, 1, D}).expand({1, H, 1, D}).contiguous();
+  auto logitRow = [&](long long p) {  // (1, H, 1, p + 1): l(p, j) for j = 0..p
+    at::Tensor keys = xT.view({1, 1, 1, D}).expand({1, H, p + 1, D});
+    at::Tensor qPos = at::full({1}, static_cast<int64_t>(p), at::TensorOptions().dtype(at::kLong));
+    at::Tensor kPos = at::arange(static_cast<int64_t>(p + 1), at::TensorOptions().dtype(at::kLong));
+    return attentionLogits(enc, q1, keys, qPos, kPos, Form::Direct, /*chunk=*/8192);
+  };
+  // Relative: l(p, j) = l(maxPos, maxPos - (p - j)), so max_{j<=p} |l(p, j)| is the running max
+  // of the row at maxPos over the lag d = maxPos - j, read at d = p.
+  std::vector<double> scaleByLag;  // (maxPos + 1) when the shortcut applies
+  if (lagShortcut && enc.isRelative()) {
+    at::Tensor byLag = logitRow(maxPos).abs().amax({0, 1, 2}).flip(0);  // (maxPos + 1), d order
+    at::Tensor running = std::get<0>(at::cummax(byLag, 0)).to(at::kDouble).contiguous();
+    scaleByLag.assign(running.data_ptr<double>(), running.data_ptr<double>() + running.numel());
+  }
   for (long long p : positions) {
     NormRow row;
     row.position = p;
@@ -111,11 +125,8 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
       for (double v : x) mu += softplus(v) * softplus(v);
       row.log10QueryRatio = row.log10KeyRatio = 0.5 * std::log10(mu / xNormSq);
     }
-    at::Tensor keys = xT.view({1, 1, 1, D}).expand({1, H, p + 1, D});
-    at::Tensor qPos = at::full({1}, static_cast<int64_t>(p), at::TensorOptions().dtype(at::kLong));
-    at::Tensor kPos = at::arange(static_cast<int64_t>(p + 1), at::TensorOptions().dtype(at::kLong));
-    at::Tensor l = attentionLogits(enc, q1, keys, qPos, kPos, Form::Direct, /*chunk=*/8192);
-    row.logitScale = l.abs().max().item<double>();
+    row.logitScale = scaleByLag.empty() ? logitRow(p).abs().max().item<double>()
+                                        : scaleByLag[static_cast<size_t>(p)];
     out.rows.push_back(row);
   }
   return out;

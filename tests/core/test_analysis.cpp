@@ -211,6 +211,27 @@ TEST(FeatureNorms, LightConeBoundsLogitScaleAlibiDoesNot) {
   EXPECT_GT(ap.rows[1].logitScale, 10 * ap.rows[0].logitScale);
 }
 
+// The lag shortcut (one row at the largest position, running max over the lag) gives the
+// row-per-position reference's logit scale for relative families, multi-head ones included.
+TEST(FeatureNorms, LagShortcutMatchesRowPerPositionReference) {
+  const std::vector<long long> grid = {0, 1, 7, 100, 1000, 5000};
+  for (const char* family : {"rope", "alibi", "jordan-exact", "pj-bias", "xpos"}) {
+    auto enc = makeEncoding(family);
+    ASSERT_TRUE(enc->isRelative()) << family;
+    const NormProfile fast = featureNormProfile(*enc, grid, 0, true);
+    const NormProfile ref = featureNormProfile(*enc, grid, 0, false);
+    for (size_t i = 0; i < grid.size(); ++i)
+      EXPECT_NEAR(fast.rows[i].logitScale, ref.rows[i].logitScale,
+                  1e-9 * std::max(1.0, std::abs(ref.rows[i].logitScale)))
+          << family << " at p = " << grid[i];
+  }
+  // Not relative: the reference path is used, so both agree exactly.
+  auto abs = makeEncoding("jordan-stabilized-abs");
+  ASSERT_FALSE(abs->isRelative());
+  EXPECT_EQ(featureNormProfile(*abs, grid).rows[4].logitScale,
+            featureNormProfile(*abs, grid, 0, false).rows[4].logitScale);
+}
+
 // Rows are distributions over j <= i; relative families have Toeplitz logits, absolute shear not.
 TEST(AttentionMap, RowsSumToOneAndToeplitzOnlyForRelative) {
   auto enc = makeEncoding("jordan-stabilized", {{"gamma", 0.01}, {"eta", 0.5}, {"L", 16}});

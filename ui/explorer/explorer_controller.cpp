@@ -49,7 +49,7 @@ ExplorerController::ExplorerController(const ExplorerWidgets& widgets, QObject* 
 
 void ExplorerController::setCurrentView(std::optional<ExplorerView> view) {
   current_ = view;
-  if (current_ && stale_.count(*current_)) timer_.start();
+  schedule();
 }
 
 bool ExplorerController::busy() const { return timer_.isActive() || pendingId_ != 0; }
@@ -57,16 +57,28 @@ bool ExplorerController::busy() const { return timer_.isActive() || pendingId_ !
 void ExplorerController::markAllStale() {
   stale_ = {ExplorerView::Kernel, ExplorerView::Attention, ExplorerView::Norms, ExplorerView::Probe,
             ExplorerView::Diagnostics};
-  if (current_) timer_.start();  // restarts: one compute per burst of changes
+  if (pendingId_ != 0) staleAgain_ = stale_;
+  schedule();
 }
 
 void ExplorerController::markStale(ExplorerView view) {
   stale_.insert(view);
-  if (current_ == view) timer_.start();
+  if (pendingId_ != 0) staleAgain_.insert(view);
+  schedule();
+}
+
+void ExplorerController::schedule() {
+  if (!current_ || !stale_.count(*current_)) return;
+  if (pendingId_ != 0 || timer_.isActive()) return;  // the result or the timer sends the newest
+  const qint64 since = sinceDispatch_.isValid() ? sinceDispatch_.elapsed() : kCoalesceMs;
+  if (since >= kCoalesceMs) dispatch();
+  else timer_.start(static_cast<int>(kCoalesceMs - since));
 }
 
 void ExplorerController::dispatch() {
   if (!current_ || !stale_.count(*current_)) return;
+  sinceDispatch_.start();
+  staleAgain_.clear();
   ExplorerRequest r;
   r.id = nextId_++;
   r.view = *current_;
@@ -85,7 +97,7 @@ void ExplorerController::dispatch() {
 void ExplorerController::onResult(const ExplorerResult& result) {
   if (result.id != pendingId_) return;  // a newer request overtook this one
   pendingId_ = 0;
-  stale_.erase(result.view);
+  if (!staleAgain_.count(result.view)) stale_.erase(result.view);
   const bool ok = result.error.empty();
   if (ok) {
     switch (result.view) {
@@ -106,7 +118,7 @@ void ExplorerController::onResult(const ExplorerResult& result) {
   }
   Q_EMIT settled(result.view, ok);
   // The user may have moved on while this computed.
-  if (current_ && stale_.count(*current_) && !timer_.isActive()) timer_.start();
+  schedule();
 }
 
 }  // namespace poslab::ui

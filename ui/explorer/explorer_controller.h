@@ -1,8 +1,11 @@
-// Wires the explorer: parameter and view-setting changes mark views stale and restart a 30 ms
-// single-shot timer; on its tick the visible view's request goes to the worker; its result (if
-// still the newest) goes to the view, or its error to the status label with the plots untouched.
+// Wires the explorer: parameter and view-setting changes mark views stale; the visible view's
+// request goes to the worker at once when it is idle and the last request left 30 ms ago or more
+// (an isolated change shows without delay), else when the result lands or the 30 ms are up, with
+// the newest values (a drag computes at most once per 30 ms and never queues). The result goes
+// to the view, or its error to the status label with the plots untouched.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 
@@ -56,15 +59,20 @@ class ExplorerController : public QObject {
   void markAllStale();
   void markStale(ExplorerView view);
   void dispatch();
+  void schedule();  // dispatch now, or arm the timer / wait for the result in flight
   void onResult(const ExplorerResult& result);
 
-  static constexpr int kCoalesceMs = 30;  // parameter drags produce bursts; compute once per burst
+  // Parameter drags produce bursts: at most one request per 30 ms.
+  static constexpr int kCoalesceMs = 30;
 
   ExplorerWidgets w_;
   ExplorerWorker worker_;
   QTimer timer_;
+  QElapsedTimer sinceDispatch_;  // since the last request went to the worker
   std::optional<ExplorerView> current_;
   std::set<ExplorerView> stale_;
+  // Views marked stale while a request was in flight: its result shows, but is already old.
+  std::set<ExplorerView> staleAgain_;
   long long nextId_ = 1;
   long long pendingId_ = 0;  // 0: nothing in flight
   QString lastError_;
