@@ -12,14 +12,31 @@ TrainingWorker::TrainingWorker(TrainConfig config, Callback onSnapshot)
   thread_ = std::thread([this] { loop(); });
 }
 
-TrainingWorker::~TrainingWorker() { stop(); }
+TrainingWorker::TrainingWorker(std::unique_ptr<Trainer> trainer, Callback onSnapshot)
+    : onSnapshot_(std::move(onSnapshot)), trainer_(std::move(trainer)) {
+  if (!trainer_) throw InvalidArgument("TrainingWorker needs a trainer");
+  config_ = trainer_->config();  // validated and completed by the trainer: reset() rebuilds it
+  step_ = trainer_->stepCount();
+  thread_ = std::thread([this] { loop(); });
+}
+
+std::unique_ptr<TrainingWorker> TrainingWorker::fromCheckpoint(const std::string& path,
+                                                               Callback onSnapshot) {
+  return std::make_unique<TrainingWorker>(Trainer::fromCheckpoint(path), std::move(onSnapshot));
+}
+
+TrainingWorker::~TrainingWorker() {
+  stop();
+}
 
 void TrainingWorker::play() {
   playing_ = true;
   wake_.notify_all();
 }
 
-void TrainingWorker::pause() { playing_ = false; }
+void TrainingWorker::pause() {
+  playing_ = false;
+}
 
 void TrainingWorker::stepOnce() {
   {

@@ -22,6 +22,15 @@ class TrainingWorker {
 
   // Builds the trainer now (config errors throw here) and starts the thread, paused.
   TrainingWorker(TrainConfig config, Callback onSnapshot);
+  // Takes over a trainer that already exists (e.g. Trainer::fromCheckpoint): stepCount() starts
+  // at trainer->stepCount() and play() continues exactly where that trainer stands, up to
+  // config().run.steps. reset() still means a fresh trainer built from trainer->config() (the
+  // same seed, so the same initial weights and batches as the run that wrote the checkpoint had
+  // at step 0), not a return to the checkpoint. Throws InvalidArgument for a null trainer.
+  TrainingWorker(std::unique_ptr<Trainer> trainer, Callback onSnapshot);
+  // A worker resumed from a checkpoint file (Trainer::fromCheckpoint's errors throw here).
+  static std::unique_ptr<TrainingWorker> fromCheckpoint(const std::string& path,
+                                                        Callback onSnapshot);
   ~TrainingWorker();
   TrainingWorker(const TrainingWorker&) = delete;
   TrainingWorker& operator=(const TrainingWorker&) = delete;
@@ -29,7 +38,7 @@ class TrainingWorker {
   void play();      // train until paused, finished (run.steps) or diverged
   void pause();     // stop after the current step
   void stepOnce();  // one step (while paused)
-  void reset();     // a fresh trainer from the same config: same initial weights, same batches
+  void reset();     // a fresh trainer from the config (step 0): same initial weights and batches
   void stop();      // end the thread; idempotent
 
   bool isPlaying() const { return playing_.load(); }
@@ -56,8 +65,8 @@ class TrainingWorker {
   std::atomic<bool> playing_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<long long> step_{0};
-  int pendingSteps_ = 0;        // guarded by mutex_
-  bool resetRequested_ = false;  // guarded by mutex_
+  int pendingSteps_ = 0;                    // guarded by mutex_
+  bool resetRequested_ = false;             // guarded by mutex_
   std::deque<std::function<void()>> jobs_;  // guarded by mutex_
   std::thread thread_;
 };
