@@ -30,6 +30,25 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent
       [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
 }
 
+TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,
+                         std::unique_ptr<TrainedModel> model, QObject* parent)
+    : QObject(parent), index_(index), spec_(spec), impl_(std::make_unique<Impl>()) {
+  qRegisterMetaType<poslab::Snapshot>();
+  qRegisterMetaType<poslab::ui::TrainingAttention>();
+  qRegisterMetaType<poslab::ui::TrainingSamples>();
+  if (!model) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
+  impl_->worker = std::make_unique<TrainingWorker>(
+      model->release(), [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
+}
+
+std::unique_ptr<TrainingRun> TrainingRun::fromCheckpoint(int index, const std::string& path,
+                                                         QObject* parent) {
+  std::unique_ptr<TrainedModel> model = TrainedModel::load(path);
+  TrainingRunSpec spec;
+  spec.config = model->config();
+  return std::make_unique<TrainingRun>(index, spec, std::move(model), parent);
+}
+
 TrainingRun::~TrainingRun() {
   impl_->worker.reset();
 }
@@ -91,6 +110,20 @@ void TrainingRun::requestSamples(long long count, long long length) {
         TrainingSamples s;
         s.error = error;
         Q_EMIT samplesReady(index_, s);
+      });
+}
+
+bool TrainingRun::saveCheckpoint(const QString& path) {
+  const std::string file = path.toStdString();
+  return impl_->worker->post(
+      [this, path, file](Trainer& t) {
+        t.saveCheckpoint(file);
+        Q_EMIT checkpointSaved(index_, path, t.stepCount(), QString());
+      },
+      [this, path](const std::string& error) {
+        Q_EMIT checkpointSaved(index_, path, -1,
+                               QObject::tr("cannot save checkpoint %1: %2")
+                                   .arg(path, QString::fromStdString(error)));
       });
 }
 

@@ -15,6 +15,8 @@
 #include "train/snapshot.h"      // plain data, no torch
 #include "train/train_config.h"  // plain data, no torch
 
+#include "bridge/trained_model.h"  // torch-free (pimpl)
+
 namespace poslab::ui {
 
 // One run of the training panel: the whole TrainConfig (model.family is the run's family). The
@@ -46,6 +48,16 @@ class TrainingRun : public QObject {
   // Builds the trainer (config errors throw poslab::Error with core's message) and starts its
   // thread, paused. `index` identifies the run in the signals (compare mode: 0..3).
   TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent = nullptr);
+  // A run that continues a loaded checkpoint (TrainedModel::load; its trainer is taken over):
+  // stepCount() starts at model->step(), Play continues exactly where the saved run stood,
+  // reset() starts from step 0 of the checkpoint's config. `spec` is what the panel compares its
+  // controls with (the setup the checkpoint was checked against: trainConfigMismatch).
+  TrainingRun(int index, const TrainingRunSpec& spec, std::unique_ptr<TrainedModel> model,
+              QObject* parent = nullptr);
+  // Loads the checkpoint file and runs it; its spec is the checkpoint's config. Throws
+  // poslab::Error naming the file.
+  static std::unique_ptr<TrainingRun> fromCheckpoint(int index, const std::string& path,
+                                                     QObject* parent = nullptr);
   ~TrainingRun() override;  // stops and joins the worker before the QObject goes away
 
   int index() const { return index_; }
@@ -65,12 +77,18 @@ class TrainingRun : public QObject {
   // Non-blocking: fills the named parameter with `value` between steps (tests and debugging: a
   // NaN makes the next step diverge). An unknown name comes back as a snapshot message.
   void setParameterValue(const std::string& name, double value);
+  // Non-blocking: writes the run's checkpoint to `path` on the worker thread between steps
+  // (atomically: a temporary file renamed over `path`). checkpointSaved reports the outcome.
+  // False, and no signal, when the worker has already stopped.
+  bool saveCheckpoint(const QString& path);
 
  Q_SIGNALS:
   // Queued to the receiver's thread; emitted from the worker thread.
   void snapshot(int index, const poslab::Snapshot& snapshot);
   void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
   void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
+  // saveCheckpoint's outcome: the step the file holds, or error (non-empty, naming the file).
+  void checkpointSaved(int index, const QString& path, long long step, const QString& error);
 
  private:
   struct Impl;

@@ -10,6 +10,8 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -18,6 +20,7 @@
 #include "menus/presets_menu.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
+#include "training/training_panel.h"
 
 namespace poslab::ui {
 
@@ -54,6 +57,11 @@ SessionController::SessionController(MainWindow* window) : QObject(window), wind
       tr("Save the whole state to the current .poslab file"), &SessionController::save);
   add(tr("Save Session &As..."), "saveSessionAs", QKeySequence::SaveAs,
       tr("Save the whole state to a new .poslab file"), &SessionController::saveAs);
+  add(tr("Save Session with &Trained Models..."), "saveSessionWithModels",
+      QKeySequence(tr("Ctrl+Alt+S")),
+      tr("Save the whole state and each training run's trained model (FILE.poslab.d/*.pt); "
+         "opening it continues training from the saved step"),
+      &SessionController::saveWithModelsAs);
   fileMenu_->addSeparator();
   add(tr("&Copy State"), "copyState", QKeySequence(tr("Ctrl+Shift+C")),
       tr("Copy the whole state as one line of text, to paste into another PosLab"),
@@ -109,10 +117,93 @@ bool SessionController::saveFile(const QString& path) {
   return true;
 }
 
+bool SessionController::saveFileWithModels(const QString& path) {
+  TrainingPanel* panel = window_->trainingPanel();
+  bool trained = false;
+  for (int i = 0; i < panel->runCount(); ++i) trained = trained || panel->runStep(i) > 0;
+  if (!trained) {
+    showError(tr("Nothing trained yet"),
+              tr("No training run has taken a step yet, so there is no trained model to save: "
+                 "press Play or Step in the training tab first.\n\nSave Session saves the setup "
+                 "alone."));
+    return false;
+  }
+  const QFileInfo info(path);
+  const QString abs = info.absoluteFilePath();
+  const QString folder = info.fileName() + ".d";  // next to FILE: a.poslab -> a.poslab.d
+  const QDir dir = info.absoluteDir();
+  if (!dir.mkpath(folder)) {
+    showError(tr("Cannot save session"), tr("cannot create the folder %1 for the trained models")
+                                             .arg(QDir::toNativeSeparators(dir.filePath(folder))));
+    return false;
+  }
+  const SessionState setup = captureSession(*window_);  // the setup the runs were started from
+  QStringList relative, paths;
+  for (int i = 0; i < panel->runCount(); ++i) {
+    relative << QStringLiteral("%1/run%2-%3.pt")
+                    .arg(folder)
+                    .arg(i)
+                    .arg(QString::fromStdString(panel->runFamily(i)));
+    paths << dir.filePath(relative.back());
+  }
+  QPointer<SessionController> self(this);
+  auto done = [self, abs, setup, relative, dir, folder](
+                  const std::vector<TrainingPanel::SavedCheckpoint>& saved, const QString& error) {
+    if (!self) return;
+    SessionController& c = *self;
+    if (!error.isEmpty()) {
+      c.showError(tr("Cannot save session"),
+                  error + tr("\n\n%1 was not written.").arg(QDir::toNativeSeparators(abs)));
+      Q_EMIT c.sessionSaved(abs, error);
+      return;
+    }
+    SessionState state = setup;
+    long long minStep = -1;
+    for (const auto& s : saved) {
+      state.checkpoints.push_back({s.family, relative[s.run].toStdString(), s.step});
+      minStep = minStep < 0 ? s.step : std::min(minStep, s.step);
+    }
+    QString problem;
+    if (!saveSessionFile(abs, state, &problem)) {
+      c.showError(tr("Cannot save session"), problem);
+      Q_EMIT c.sessionSaved(abs, problem);
+      return;
+    }
+    // Checkpoints of an earlier save with more runs would only confuse: remove them.
+    const QDir models(dir.filePath(folder));
+    const QRegularExpression ours(QStringLiteral("^run\\d+-.+\\.pt$"));
+    for (const QString& name : models.entryList(QDir::Files))
+      if (ours.match(name).hasMatch() && !relative.contains(folder + "/" + name))
+        QFile::remove(models.filePath(name));
+    c.lastError_.clear();
+    c.setCurrentFile(abs);
+    c.addRecent(abs);
+    c.showMessage(tr("Saved %1 with %2 trained model(s) (step %3)")
+                      .arg(QDir::toNativeSeparators(abs))
+                      .arg(saved.size())
+                      .arg(minStep));
+    Q_EMIT c.sessionSaved(abs, QString());
+  };
+  QString error;
+  if (!panel->saveCheckpoints(paths, done, &error)) {
+    showError(tr("Cannot save session"), error);
+    return false;
+  }
+  showMessage(tr("Saving %1 with %2 trained model(s)…")
+                  .arg(QDir::toNativeSeparators(abs))
+                  .arg(paths.size()));
+  return true;
+}
+
 bool SessionController::applyStateString(const QString& text) {
   SessionState state;
   QString error;
-  if (!decodeStateString(text, &state, &error) || !applySession(*window_, state, &error)) {
+  const bool decoded = decodeStateString(text, &state, &error);
+  if (decoded && !state.checkpoints.empty())
+    error =
+        tr("the state string lists trained models; they live in files next to a session: "
+           "open the .poslab file instead");
+  if (!decoded || !state.checkpoints.empty() || !applySession(*window_, state, &error)) {
     showError(tr("Cannot paste state"), error + tr("\n\nNothing was changed."));
     return false;
   }
@@ -144,6 +235,19 @@ bool SessionController::saveAs() {
   if (QFileInfo(path).suffix().isEmpty()) path += ".poslab";
   settings.setValue(kDirKey, QFileInfo(path).absolutePath());
   return saveFile(path);
+}
+
+bool SessionController::saveWithModelsAs() {
+  QSettings settings;
+  const QString start = currentFile_.isEmpty()
+                            ? QDir(settings.value(kDirKey).toString()).filePath("session.poslab")
+                            : currentFile_;
+  QString path = QFileDialog::getSaveFileName(window_, tr("Save Session with Trained Models"),
+                                              start, tr(kFilter));
+  if (path.isEmpty()) return false;
+  if (QFileInfo(path).suffix().isEmpty()) path += ".poslab";
+  settings.setValue(kDirKey, QFileInfo(path).absolutePath());
+  return saveFileWithModels(path);
 }
 
 void SessionController::copyState() {

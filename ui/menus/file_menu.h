@@ -1,4 +1,5 @@
 // The File menu and what it drives: open/save .poslab sessions (Ctrl+O, Ctrl+S, Ctrl+Shift+S),
+// Save Session with Trained Models (Ctrl+Alt+S: the setup plus each training run's checkpoint),
 // a recent-files list kept in QSettings (at most 8; files that vanished are pruned with a
 // message), Copy State / Paste State as one compact string on the clipboard, and the window
 // layout (geometry, dock/toolbar state, splitter sizes) kept across runs. Errors never change
@@ -36,6 +37,14 @@ class SessionController : public QObject {
   bool loadFile(const QString& path, QString* error);
   // Saves the whole state to FILE atomically and makes it the current file.
   bool saveFile(const QString& path);
+  // The whole state plus each training run's trained model. The runs' workers write the
+  // checkpoints (between steps; the UI does not wait, playing runs keep playing) to
+  // FILE.d/run<i>-<family>.pt, each atomically; then FILE is written listing them (relative
+  // paths) and becomes the current file. The outcome comes later as sessionSaved (and in the
+  // status bar, or an error box naming the file; on an error FILE is not written). False, with
+  // the reason shown, when nothing was started: no run has taken a step yet, an earlier save is
+  // still in flight, the folder cannot be made.
+  bool saveFileWithModels(const QString& path);
   // The state string of the current state (also put on the clipboard by copyState()).
   QString stateString() const;
   // Applies a state string as a whole; on a bad string shows why and changes nothing.
@@ -51,11 +60,16 @@ class SessionController : public QObject {
   void saveLayout() const;
 
  public Q_SLOTS:
-  void open();        // file dialog
-  bool save();        // to the current file, else Save As
-  bool saveAs();      // file dialog
-  void copyState();   // clipboard
-  void pasteState();  // clipboard
+  void open();              // file dialog
+  bool save();              // to the current file, else Save As
+  bool saveAs();            // file dialog
+  bool saveWithModelsAs();  // file dialog, then saveFileWithModels
+  void copyState();         // clipboard
+  void pasteState();        // clipboard
+
+ Q_SIGNALS:
+  // saveFileWithModels finished: error empty (FILE and its checkpoints are written) or why not.
+  void sessionSaved(const QString& path, const QString& error);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -1,6 +1,7 @@
 #include "session/session_io.h"
 
 #include <QByteArray>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -67,6 +68,11 @@ bool loadSessionFile(const QString& path, SessionState* out, QString* error) {
     *error = QObject::tr("session file %1: %2").arg(path, problem);
     return false;
   }
+  // Trained models are stored relative to the session file's directory.
+  const QDir base = QFileInfo(path).absoluteDir();
+  for (SessionCheckpoint& c : out->checkpoints)
+    if (QFileInfo(QString::fromStdString(c.file)).isRelative())
+      c.file = QDir::cleanPath(base.filePath(QString::fromStdString(c.file))).toStdString();
   return true;
 }
 

@@ -277,7 +277,7 @@ bool experimentFromJson(const json& j, const std::string& where, ExperimentSpec&
 
 json sessionToJson(const SessionState& s) {
   const ViewSettings& v = s.views;
-  return {
+  json j = {
       {"format", kSessionFormat},
       {"tab", s.tab},
       {"explorer", {{"family", s.family}, {"values", s.values}}},
@@ -289,6 +289,13 @@ json sessionToJson(const SessionState& s) {
         {"probe", {{"target", v.probe.target}, {"family_only", v.probe.familyOnly}}},
         {"diagnostics", {{"target", v.diagnostics.target}}}}},
       {"training", experimentToJson(s.training)}};
+  if (!s.checkpoints.empty()) {
+    json list = json::array();
+    for (const SessionCheckpoint& c : s.checkpoints)
+      list.push_back({{"family", c.family}, {"file", c.file}, {"step", c.step}});
+    j["trained_models"] = list;
+  }
+  return j;
 }
 
 bool sessionFromJson(const json& j, SessionState& out, QString* error) {
@@ -355,6 +362,22 @@ bool sessionFromJson(const json& j, SessionState& out, QString* error) {
   }
   if (const json* t = top.field("training", true))
     if (!experimentFromJson(*t, "training", s.training, error)) return false;
+  if (const json* models = top.field("trained_models", false)) {
+    if (!models->is_array()) {
+      *error =
+          QObject::tr("field 'trained_models' must be an array, not %1").arg(q(shown(*models)));
+      return false;
+    }
+    for (size_t i = 0; i < models->size(); ++i) {
+      SessionCheckpoint c;
+      ObjectReader r((*models)[i], "trained_models[" + std::to_string(i) + "]", error);
+      r.string("family", c.family, true);
+      r.string("file", c.file, true);
+      r.integer("step", c.step);
+      if (!r.finish()) return false;
+      s.checkpoints.push_back(c);
+    }
+  }
   if (!top.finish()) return false;
   out = s;
   return true;
@@ -531,7 +554,25 @@ QString validateSession(const MainWindow& w, const SessionState& s) {
         .arg(kMaxHead);
   if (!parseWindowView(q(s.tab)))
     return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
-  return validateTraining(w, s.training);
+  const QString training = validateTraining(w, s.training);
+  if (!training.isEmpty() || s.checkpoints.empty()) return training;
+  // Trained models: one per training family, in the same order.
+  const auto& families = s.training.families;
+  if (s.checkpoints.size() != families.size())
+    return QObject::tr("field 'trained_models' lists %1 models but 'training.families' has %2")
+        .arg(s.checkpoints.size())
+        .arg(families.size());
+  for (size_t i = 0; i < families.size(); ++i) {
+    if (s.checkpoints[i].family != families[i])
+      return QObject::tr(
+                 "field 'trained_models[%1].family' is \"%2\" but training family %1 is "
+                 "\"%3\"")
+          .arg(i)
+          .arg(q(s.checkpoints[i].family), q(families[i]));
+    if (s.checkpoints[i].file.empty())
+      return QObject::tr("field 'trained_models[%1].file' is empty").arg(i);
+  }
+  return {};
 }
 
 bool applySession(MainWindow& w, const SessionState& s, QString* error) {
@@ -541,8 +582,16 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error) {
     return false;
   }
   // The only step that can still refuse; it changes nothing when it does.
-  if (!w.trainingPanel()->setExperiment(s.training, error)) {
-    *error = QObject::tr("training setup: %1").arg(*error);
+  QStringList checkpoints;
+  for (const SessionCheckpoint& c : s.checkpoints) checkpoints << q(c.file);
+  const bool trainingOk =
+      checkpoints.isEmpty()
+          ? w.trainingPanel()->setExperiment(s.training, error)
+          : w.trainingPanel()->setExperimentWithCheckpoints(s.training, checkpoints, error);
+  if (!trainingOk) {
+    *error = (checkpoints.isEmpty() ? QObject::tr("training setup: %1")
+                                    : QObject::tr("trained models: %1"))
+                 .arg(*error);
     return false;
   }
   // One Edit > Undo step takes the explorer back to where it was before the load.

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bridge/explorer_types.h"
 #include "train/preset.h"  // ExperimentSpec, TrainConfig's JSON (nlohmann): plain data, no torch
@@ -30,12 +31,25 @@ struct ViewSettings {
   DiagnosticsSettings diagnostics;
 };
 
+// One trained model of a session saved with File > Save Session with Trained Models: the
+// checkpoint of the training run of `family`. `file` is relative to the session file's directory
+// in the file (loadSessionFile makes it absolute); `step` is the step it holds (informative: the
+// checkpoint itself is what counts).
+struct SessionCheckpoint {
+  std::string family;
+  std::string file;
+  long long step = 0;
+};
+
 struct SessionState {
   std::string family;                    // explorer family id
   std::map<std::string, double> values;  // its parameters (missing ones: the spec's default)
   ViewSettings views;
   std::string tab = "kernel";       // parseWindowView name
   poslab::ExperimentSpec training;  // the training tab's setup
+  // Trained models, one per training family in training.families' order; empty: setup only
+  // (the JSON then has no "trained_models" field, as a plain Save writes it).
+  std::vector<SessionCheckpoint> checkpoints;
 };
 
 // ExperimentSpec <-> JSON with the keys of a preset file (name, description, paper, families,
@@ -55,7 +69,9 @@ SessionState captureSession(const MainWindow& window);
 // field ("explorer.values.gamma = 7 is outside [0, 1] for family jordan-exact").
 QString validateSession(const MainWindow& window, const SessionState& state);
 // Validates, then applies everything (training setup first: it is the only step that can refuse,
-// and it refuses without changing anything). False, with *error and nothing changed, on a problem.
+// and it refuses without changing anything). With checkpoints (absolute paths) the training tab
+// loads and checks each of them before anything changes, and its runs continue from them.
+// False, with *error and nothing changed, on a problem.
 bool applySession(MainWindow& window, const SessionState& state, QString* error);
 
 }  // namespace poslab::ui

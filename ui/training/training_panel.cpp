@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -22,6 +23,7 @@
 #include <exception>
 
 #include "bridge/catalog.h"
+#include "bridge/trained_model.h"
 #include "plot_style.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
@@ -30,10 +32,18 @@
 
 namespace poslab::ui {
 
+struct TrainingPanel::PendingSave {
+  int generation = 0;  // the runs that were asked
+  int remaining = 0;   // answers still to come
+  std::vector<SavedCheckpoint> saved;
+  QString error;  // the first failure
+  CheckpointsSaved done;
+};
+
 namespace {
 constexpr int kReplotMs = 40;  // snapshots can arrive every few ms; the eye needs ~25 Hz
 constexpr long long kMaxAttentionLength = 1024;  // as the explorer's map: weights stay tens of MB
-constexpr int kFamilyListHeight = 150;  // ~6 rows: room for the options below at 860 px
+constexpr int kFamilyListHeight = 150;           // ~6 rows: room for the options below at 860 px
 
 QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, int value,
                    const QString& tip) {
@@ -258,7 +268,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   });
 }
 
-TrainingPanel::~TrainingPanel() { clearRuns(); }
+TrainingPanel::~TrainingPanel() {
+  pendingSave_.reset();  // nobody to tell any more
+  clearRuns();
+}
 
 long long TrainingPanel::stepCount() const {
   if (states_.empty()) return 0;
@@ -287,7 +300,9 @@ bool TrainingPanel::selectFamilies(const std::vector<std::string>& ids) {
   return true;
 }
 
-QString TrainingPanel::statusText() const { return status_->text(); }
+QString TrainingPanel::statusText() const {
+  return status_->text();
+}
 
 poslab::ExperimentSpec TrainingPanel::experiment() const {
   poslab::ExperimentSpec e = setup_;
@@ -321,22 +336,25 @@ poslab::ExperimentSpec TrainingPanel::experiment() const {
   return e;
 }
 
-bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* error) {
-  if (task_->findText(QString::fromStdString(spec.base.task.id)) < 0) {
-    *error = tr("unknown task '%1'").arg(QString::fromStdString(spec.base.task.id));
-    return false;
-  }
-  if (spec.families.empty() || spec.families.size() > kMaxFamilies) {
-    *error = tr("a training setup needs 1 to %1 families (it has %2)")
-                 .arg(kMaxFamilies)
-                 .arg(spec.families.size());
-    return false;
-  }
+QString TrainingPanel::experimentProblem(const poslab::ExperimentSpec& spec) const {
+  if (task_->findText(QString::fromStdString(spec.base.task.id)) < 0)
+    return tr("unknown task '%1'").arg(QString::fromStdString(spec.base.task.id));
+  if (spec.families.empty() || spec.families.size() > kMaxFamilies)
+    return tr("a training setup needs 1 to %1 families (it has %2)")
+        .arg(kMaxFamilies)
+        .arg(spec.families.size());
   for (const auto& f : spec.families)
-    if (families_->findItems(QString::fromStdString(f), Qt::MatchExactly).isEmpty()) {
-      *error = tr("unknown family '%1'").arg(QString::fromStdString(f));
-      return false;
-    }
+    if (families_->findItems(QString::fromStdString(f), Qt::MatchExactly).isEmpty())
+      return tr("unknown family '%1'").arg(QString::fromStdString(f));
+  return {};
+}
+
+bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* error) {
+  const QString problem = experimentProblem(spec);
+  if (!problem.isEmpty()) {
+    *error = problem;
+    return false;
+  }
   clearRuns();
   clearCurves();
   setup_ = spec;
@@ -359,8 +377,9 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* e
   for (long long l : c.run.evalLengths) lengths << QString::number(l);
   evalLengths_->setText(lengths.join(','));
   stepLabel_->setText(tr("step 0"));
-  setStatus(spec.name.empty() ? QString()
-                              : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
+  setStatus(spec.name.empty()
+                ? QString()
+                : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
   return true;
 }
 
@@ -408,27 +427,7 @@ bool TrainingPanel::ensureRuns() {
   try {
     for (size_t i = 0; i < specs.size(); ++i) {
       auto run = std::make_unique<TrainingRun>(static_cast<int>(i), specs[i]);
-      connect(run.get(), &TrainingRun::snapshot, this, &TrainingPanel::onSnapshot,
-              Qt::QueuedConnection);
-      const int generation = generation_;
-      connect(
-          run.get(), &TrainingRun::attentionReady, this,
-          [this, generation](int index, const TrainingAttention& a) {
-            if (generation != generation_) return;  // an answer from runs since replaced
-            attentionInFlight_ = false;
-            if (index == attentionView_->run()) attentionView_->showAttention(a);
-            if (attentionPending_) sendAttentionRequest();
-          },
-          Qt::QueuedConnection);
-      connect(
-          run.get(), &TrainingRun::samplesReady, this,
-          [this, generation](int index, const TrainingSamples& samples) {
-            if (generation != generation_) return;
-            samplesInFlight_ = false;
-            if (index == sampleView_->run()) sampleView_->showSamples(samples);
-            if (samplesPending_) sendSamplesRequest();
-          },
-          Qt::QueuedConnection);
+      connectRun(run.get());
       runs_.push_back(std::move(run));
     }
   } catch (const std::exception& e) {
@@ -436,6 +435,45 @@ bool TrainingPanel::ensureRuns() {
     setStatus(tr("cannot start training: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
+  showNewRuns(specs);
+  setStatus(tr("%1 run(s) on %2, seed %3: identical batches")
+                .arg(runs_.size())
+                .arg(QString::fromStdString(specs.front().config.task.id))
+                .arg(specs.front().config.run.seed));
+  return true;
+}
+
+void TrainingPanel::connectRun(TrainingRun* run) {
+  connect(run, &TrainingRun::snapshot, this, &TrainingPanel::onSnapshot, Qt::QueuedConnection);
+  const int generation = generation_;
+  connect(
+      run, &TrainingRun::attentionReady, this,
+      [this, generation](int index, const TrainingAttention& a) {
+        if (generation != generation_) return;  // an answer from runs since replaced
+        attentionInFlight_ = false;
+        if (index == attentionView_->run()) attentionView_->showAttention(a);
+        if (attentionPending_) sendAttentionRequest();
+      },
+      Qt::QueuedConnection);
+  connect(
+      run, &TrainingRun::samplesReady, this,
+      [this, generation](int index, const TrainingSamples& samples) {
+        if (generation != generation_) return;
+        samplesInFlight_ = false;
+        if (index == sampleView_->run()) sampleView_->showSamples(samples);
+        if (samplesPending_) sendSamplesRequest();
+      },
+      Qt::QueuedConnection);
+  connect(
+      run, &TrainingRun::checkpointSaved, this,
+      [this, generation](int index, const QString& path, long long step, const QString& error) {
+        if (generation != generation_) return;  // clearRuns already answered that save
+        onCheckpointSaved(index, path, step, error);
+      },
+      Qt::QueuedConnection);
+}
+
+void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   states_.assign(runs_.size(), RunState{});
   lastEval_.assign(runs_.size(), {});
   lastSnapshot_.assign(runs_.size(), Snapshot{});
@@ -458,16 +496,144 @@ bool TrainingPanel::ensureRuns() {
     c.eval->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
     curves_.push_back(c);
   }
-  setStatus(tr("%1 run(s) on %2, seed %3: identical batches")
-                .arg(runs_.size())
-                .arg(QString::fromStdString(specs.front().config.task.id))
-                .arg(specs.front().config.run.seed));
+}
+
+bool TrainingPanel::saveCheckpoints(const QStringList& paths, CheckpointsSaved done,
+                                    QString* error) {
+  if (runs_.empty()) {
+    *error = tr("nothing has been trained yet: press Play or Step in the training tab first");
+    return false;
+  }
+  if (paths.size() != static_cast<qsizetype>(runs_.size())) {
+    *error = tr("%1 checkpoint paths for %2 runs").arg(paths.size()).arg(runs_.size());
+    return false;
+  }
+  if (pendingSave_) {
+    *error = tr("the checkpoints of an earlier save are still being written; try again shortly");
+    return false;
+  }
+  auto pending = std::make_unique<PendingSave>();
+  pending->generation = generation_;
+  pending->done = std::move(done);
+  pendingSave_ = std::move(pending);
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    ++pendingSave_->remaining;
+    if (!runs_[i]->saveCheckpoint(paths[static_cast<qsizetype>(i)])) {
+      --pendingSave_->remaining;
+      if (pendingSave_->error.isEmpty())
+        pendingSave_->error = tr("cannot save checkpoint %1: the run has stopped")
+                                  .arg(paths[static_cast<qsizetype>(i)]);
+    }
+  }
+  setStatus(tr("saving %1 checkpoint(s)…").arg(runs_.size()));
+  if (pendingSave_->remaining == 0) failPendingSave(pendingSave_->error);
+  return true;
+}
+
+void TrainingPanel::onCheckpointSaved(int index, const QString& path, long long step,
+                                      const QString& error) {
+  if (!pendingSave_ || pendingSave_->generation != generation_) return;
+  PendingSave& p = *pendingSave_;
+  if (!error.isEmpty()) {
+    if (p.error.isEmpty()) p.error = error;
+  } else {
+    SavedCheckpoint c;
+    c.run = index;
+    c.family = runFamily(index);
+    c.path = path;
+    c.step = step;
+    p.saved.push_back(c);
+  }
+  if (--p.remaining > 0) return;
+  std::sort(p.saved.begin(), p.saved.end(),
+            [](const SavedCheckpoint& a, const SavedCheckpoint& b) { return a.run < b.run; });
+  std::unique_ptr<PendingSave> finished = std::move(pendingSave_);
+  setStatus(finished->error.isEmpty() ? tr("saved %1 checkpoint(s)").arg(finished->saved.size())
+                                      : finished->error);
+  if (finished->done) finished->done(finished->saved, finished->error);
+}
+
+void TrainingPanel::failPendingSave(const QString& error) {
+  if (!pendingSave_) return;
+  std::unique_ptr<PendingSave> failed = std::move(pendingSave_);
+  if (failed->done) failed->done({}, error);
+}
+
+bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
+                                                 const QStringList& checkpoints, QString* error) {
+  const QString problem = experimentProblem(spec);
+  if (!problem.isEmpty()) {
+    *error = problem;
+    return false;
+  }
+  if (checkpoints.size() != static_cast<qsizetype>(spec.families.size())) {
+    *error = tr("the setup trains %1 families but %2 checkpoints were given")
+                 .arg(spec.families.size())
+                 .arg(checkpoints.size());
+    return false;
+  }
+  // Everything that can fail happens before anything changes: load each file, check its config.
+  std::vector<std::unique_ptr<TrainedModel>> models;
+  for (qsizetype i = 0; i < checkpoints.size(); ++i) {
+    const QString& path = checkpoints[i];
+    const std::string& family = spec.families[static_cast<size_t>(i)];
+    try {
+      models.push_back(TrainedModel::load(path.toStdString()));
+    } catch (const std::exception& e) {
+      *error = QString::fromUtf8(e.what());  // core's message names the file
+      return false;
+    }
+    // The config this family's run gets from the setup (as specsFromControls builds it).
+    poslab::TrainConfig expected = spec.base;
+    expected.model.family = family;
+    if (!spec.seeds.empty()) expected.run.seed = spec.seeds.front();
+    auto fp = spec.familyParams.find(family);
+    if (fp != spec.familyParams.end())
+      for (const auto& [k, v] : fp->second) expected.model.familyParams[k] = v;
+    const QString mismatch = trainConfigMismatch(expected, models.back()->config());
+    if (!mismatch.isEmpty()) {
+      *error = tr("checkpoint %1 was not trained with this setup's %2 run: %3")
+                   .arg(QDir::toNativeSeparators(path), QString::fromStdString(family), mismatch);
+      return false;
+    }
+  }
+  if (!setExperiment(spec, error)) return false;  // checked above: does not refuse
+  QString specError;
+  const std::vector<TrainingRunSpec> specs = specsFromControls(&specError);
+  if (specs.size() != models.size()) {
+    *error = tr("the loaded setup cannot run: %1").arg(specError);
+    return false;
+  }
+  try {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      auto run = std::make_unique<TrainingRun>(static_cast<int>(i), specs[i], std::move(models[i]));
+      connectRun(run.get());
+      runs_.push_back(std::move(run));
+    }
+  } catch (const std::exception& e) {
+    clearRuns();
+    *error = tr("cannot start training: %1").arg(QString::fromUtf8(e.what()));
+    return false;
+  }
+  showNewRuns(specs);
+  QStringList at;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const long long step = runs_[i]->stepCount();
+    states_[i].step = step;
+    states_[i].finished = step >= specs[i].config.run.steps;
+    at << tr("%1 at step %2").arg(QString::fromStdString(specs[i].config.model.family)).arg(step);
+  }
+  stepLabel_->setText(tr("step %1").arg(stepCount()));
+  updateRunState();
+  requestInspection();  // the trained model's maps and samples
+  setStatus(tr("loaded trained models (%1): press Play to continue").arg(at.join(", ")));
   return true;
 }
 
 void TrainingPanel::clearRuns() {
   runs_.clear();  // each destructor stops and joins its worker
   ++generation_;  // answers still queued from those runs are dropped
+  failPendingSave(tr("the runs were replaced before their checkpoints were saved"));
   attentionInFlight_ = attentionPending_ = samplesInFlight_ = samplesPending_ = false;
   states_.clear();
   lastEval_.clear();

@@ -6,9 +6,11 @@
 // panel says which step and why.
 #pragma once
 
+#include <QStringList>
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -75,6 +77,34 @@ class TrainingPanel : public QWidget {
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
 
+  // Trained models. A checkpoint (core's poslab-checkpoint-1 file: config, weights, optimiser
+  // state, step) continues a run exactly where it was saved.
+  struct SavedCheckpoint {
+    int run = 0;
+    std::string family;
+    QString path;
+    long long step = 0;  // the step the file holds
+  };
+  using CheckpointsSaved =
+      std::function<void(const std::vector<SavedCheckpoint>& saved, const QString& error)>;
+  // Saves run i's checkpoint to paths[i] on the run's worker, between steps: the UI does not
+  // wait and playing runs keep playing (each file holds the step its run had reached). `done` is
+  // called on the UI thread once every run has answered, with error empty or the first failure
+  // (naming its file); also, with an error, if the runs are replaced before they answered. False,
+  // with *error and nothing started, without runs, for a wrong number of paths, or while an
+  // earlier save is still in flight.
+  bool saveCheckpoints(const QStringList& paths, CheckpointsSaved done, QString* error);
+  bool isSavingCheckpoints() const { return pendingSave_ != nullptr; }
+  // setExperiment, with one checkpoint per family (in spec.families' order) to continue from.
+  // Every file is loaded and checked against the setup's config for its family before anything
+  // changes: a missing, unreadable or corrupt file, or one trained with another config (other
+  // family, model size, task, seed, ...), is refused with *error naming the file (and the field
+  // that differs), and the panel keeps its setup and runs. On success the runs stand paused at
+  // the checkpoints' steps (curves start there) and Play continues from there; Reset starts
+  // again from step 0 with the same seed.
+  bool setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
+                                    const QStringList& checkpoints, QString* error);
+
   struct Curves {
     QCPGraph* loss = nullptr;      // training loss vs step
     QCPGraph* accuracy = nullptr;  // training accuracy vs step
@@ -106,7 +136,13 @@ class TrainingPanel : public QWidget {
     bool diverged = false;  // a step failed (non-finite loss or gradient); Reset starts again
   };
 
+  struct PendingSave;
   std::vector<TrainingRunSpec> specsFromControls(QString* error) const;
+  QString experimentProblem(const poslab::ExperimentSpec& spec) const;  // empty: acceptable
+  void connectRun(TrainingRun* run);
+  void showNewRuns(const std::vector<TrainingRunSpec>& specs);  // states, views and curves
+  void onCheckpointSaved(int index, const QString& path, long long step, const QString& error);
+  void failPendingSave(const QString& error);
   bool ensureRuns();  // (re)builds runs if the controls changed; false (and a message) on error
   void clearRuns();
   void clearCurves();
@@ -161,7 +197,8 @@ class TrainingPanel : public QWidget {
   int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
   bool attentionInFlight_ = false, attentionPending_ = false;
   bool samplesInFlight_ = false, samplesPending_ = false;
-  QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
+  QTimer replotTimer_;                        // coalesces snapshots: one replot per ~40 ms
+  std::unique_ptr<PendingSave> pendingSave_;  // saveCheckpoints in flight
 };
 
 }  // namespace poslab::ui

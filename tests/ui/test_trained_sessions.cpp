@@ -1,0 +1,268 @@
+// Sessions with trained models (File > Save Session with Trained Models): the runs' checkpoints
+// are written next to the session without blocking the UI, the session lists them, and opening
+// it puts the runs back at the saved step so that the next step's loss is exactly what the
+// original run gave. A missing, corrupt or foreign checkpoint is refused naming the file, and the
+// window (setup, runs, explorer) stays as it was. Tiny models: the whole file runs in seconds.
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include "explorer/parameter_panel.h"
+#include "main_window.h"
+#include "menus/file_menu.h"
+#include "session/session_io.h"
+#include "session/session_state.h"
+#include "train/preset.h"
+#include "training/training_panel.h"
+
+using namespace poslab::ui;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kWaitMs = 60000;
+
+// Indirect indexing small enough for milliseconds per step (as test_training_panel).
+poslab::ExperimentSpec tinySetup(std::vector<std::string> families) {
+  poslab::ExperimentSpec e;
+  e.name = "tiny-trained";
+  e.families = std::move(families);
+  e.seeds = {5};
+  poslab::TrainConfig& c = e.base;
+  c.task.id = "indirect-indexing";
+  c.task.options = {{"alphabet", 16}, {"max_offset", 2}};
+  c.task.trainLength = 12;
+  c.model.dModel = 32;
+  c.model.heads = 2;
+  c.model.layers = 1;
+  c.optim.batch = 8;
+  c.run.steps = 1000;
+  c.run.seed = 5;
+  c.run.evalLengths = {12, 15};
+  c.run.evalEvery = 0;
+  c.run.evalSequences = 8;
+  c.run.device = "cpu";
+  return e;
+}
+
+json readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return json();
+  const QByteArray bytes = f.readAll();
+  return json::parse(bytes.constData(), bytes.constData() + bytes.size());
+}
+
+void writeBytes(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+  QCOMPARE(f.write(bytes), bytes.size());
+}
+
+QByteArray readBytes(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class TestTrainedSessions : public QObject {
+  Q_OBJECT
+
+  // Steps every run once (the panel's Step) and waits until each has reported `target`.
+  static void stepTo(TrainingPanel* panel, long long target) {
+    panel->stepOnce();
+    for (int i = 0; i < panel->runCount(); ++i)
+      QTRY_COMPARE_WITH_TIMEOUT(panel->runStep(i), target, kWaitMs);
+  }
+
+  // Loads `setup`, takes `steps` steps, saves with models to `file` and waits for the outcome.
+  static void trainAndSave(MainWindow& w, const poslab::ExperimentSpec& setup, int steps,
+                           const QString& file) {
+    TrainingPanel* panel = w.trainingPanel();
+    QString error;
+    QVERIFY2(panel->setExperiment(setup, &error), qPrintable(error));
+    for (int s = 1; s <= steps; ++s) stepTo(panel, s);
+    QSignalSpy saved(w.sessionController(), &SessionController::sessionSaved);
+    QVERIFY(w.sessionController()->saveFileWithModels(file));
+    QVERIFY(panel->isSavingCheckpoints() || saved.count() == 1);  // asynchronous
+    QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);
+    QCOMPARE(saved.at(0).at(0).toString(), QFileInfo(file).absoluteFilePath());
+    QVERIFY2(saved.at(0).at(1).toString().isEmpty(), qPrintable(saved.at(0).at(1).toString()));
+    QVERIFY(!panel->isSavingCheckpoints());
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("poslab-tests");
+    QCoreApplication::setApplicationName("test_trained_sessions");
+    QSettings().clear();
+  }
+
+  // Train 3 steps, save with models, change everything, open: the runs stand at step 3 and the
+  // next step's loss is bit-identical to what the original runs gave at step 4.
+  void savedModelsContinueExactly() {
+    QTemporaryDir dir;
+    MainWindow w;
+    TrainingPanel* panel = w.trainingPanel();
+    const QString file = dir.filePath("trained.poslab");
+    trainAndSave(w, tinySetup({"rope", "alibi"}), 3, file);
+
+    // The session lists one checkpoint per run, relative to the session's folder.
+    const json j = readJson(file);
+    QVERIFY(j.contains("trained_models"));
+    QCOMPARE(j["trained_models"].size(), size_t(2));
+    QCOMPARE(j["trained_models"][0]["family"].get<std::string>(), std::string("rope"));
+    QCOMPARE(j["trained_models"][0]["file"].get<std::string>(),
+             std::string("trained.poslab.d/run0-rope.pt"));
+    QCOMPARE(j["trained_models"][1]["file"].get<std::string>(),
+             std::string("trained.poslab.d/run1-alibi.pt"));
+    QCOMPARE(j["trained_models"][1]["step"].get<long long>(), 3LL);
+    QVERIFY(QFileInfo(dir.filePath("trained.poslab.d/run0-rope.pt")).size() > 1000);
+    QVERIFY(QFileInfo(dir.filePath("trained.poslab.d/run1-alibi.pt")).size() > 1000);
+    QCOMPARE(w.sessionController()->currentFile(), QFileInfo(file).absoluteFilePath());
+
+    // Reference: the original runs' step 4.
+    stepTo(panel, 4);
+    const double rope4 = panel->lastSnapshot(0).loss, alibi4 = panel->lastSnapshot(1).loss;
+    QVERIFY(std::isfinite(rope4) && std::isfinite(alibi4));
+    QVERIFY(rope4 != alibi4);
+
+    // Change the window: another setup, trained a little, and another explorer family.
+    QString error;
+    poslab::ExperimentSpec other = tinySetup({"pope"});
+    other.base.run.steps = 50;
+    QVERIFY2(panel->setExperiment(other, &error), qPrintable(error));
+    stepTo(panel, 1);
+    QVERIFY(w.parameters()->setFamily("jordan-exact"));
+
+    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(panel->runCount(), 2);
+    QCOMPARE(panel->runFamily(0), std::string("rope"));
+    QCOMPARE(panel->runFamily(1), std::string("alibi"));
+    QCOMPARE(panel->runStep(0), 3LL);
+    QCOMPARE(panel->runStep(1), 3LL);
+    QCOMPARE(panel->run(0)->stepCount(), 3LL);
+    QCOMPARE(panel->stepCount(), 3LL);
+    QCOMPARE(panel->findChild<QLabel*>("stepLabel")->text(), QString("step 3"));
+    QCOMPARE(panel->experiment().families, (std::vector<std::string>{"rope", "alibi"}));
+    QCOMPARE(panel->curves()[0].loss->dataCount(), 0);
+    QVERIFY(!panel->isPlaying());
+
+    // Step continues from the checkpoint (the runs are not rebuilt from step 0).
+    stepTo(panel, 4);
+    QCOMPARE(panel->lastSnapshot(0).loss, rope4);
+    QCOMPARE(panel->lastSnapshot(1).loss, alibi4);
+    QCOMPARE(panel->curves()[0].loss->dataCount(), 1);
+    QCOMPARE(panel->curves()[0].loss->data()->at(0)->key, 4.0);  // the curve starts at the step
+
+    // Play continues too; Reset goes back to step 0 of the same setup.
+    panel->play();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->stepCount() >= 6, kWaitMs);
+    panel->pause();
+    panel->reset();
+    QTRY_COMPARE_WITH_TIMEOUT(panel->stepCount(), 0LL, kWaitMs);
+    QCOMPARE(panel->runCount(), 2);
+
+    // The plain Save still writes the setup alone.
+    const QString plain = dir.filePath("plain.poslab");
+    QVERIFY(w.sessionController()->saveFile(plain));
+    QVERIFY(!readJson(plain).contains("trained_models"));
+  }
+
+  // Missing, corrupt, truncated and foreign checkpoints: refused naming the file; the window
+  // keeps its setup, its runs (and their steps) and its explorer values.
+  void badCheckpointsChangeNothing() {
+    QTemporaryDir dir;
+    MainWindow w;
+    TrainingPanel* panel = w.trainingPanel();
+    const QString file = dir.filePath("s.poslab");
+    trainAndSave(w, tinySetup({"rope"}), 2, file);
+    const QString ckpt = dir.filePath("s.poslab.d/run0-rope.pt");
+    const QByteArray good = readBytes(ckpt);
+    QVERIFY(good.size() > 1000);
+
+    // The current state: another setup with a run at step 1, another explorer family.
+    QString error;
+    QVERIFY2(panel->setExperiment(tinySetup({"alibi", "pope"}), &error), qPrintable(error));
+    stepTo(panel, 1);
+    QVERIFY(w.parameters()->setFamily("jordan-exact"));
+    const json before = sessionToJson(captureSession(w));
+    TrainingRun* runBefore = panel->run(0);
+
+    auto refused = [&](const QString& expected) {
+      QVERIFY(!w.sessionController()->openFile(file));
+      const QString message = w.sessionController()->lastError();
+      QVERIFY2(message.contains(expected), qPrintable(message));
+      QCOMPARE(sessionToJson(captureSession(w)), before);
+      QCOMPARE(panel->runCount(), 2);
+      QCOMPARE(panel->run(0), runBefore);  // the very same runs, still at step 1
+      QCOMPARE(panel->runStep(0), 1LL);
+      QCOMPARE(panel->run(1)->stepCount(), 1LL);
+    };
+
+    writeBytes(ckpt, "this is not a checkpoint");
+    refused(ckpt);
+    writeBytes(ckpt, good.left(good.size() / 2));  // cut short
+    refused(ckpt);
+    QVERIFY(QFile::remove(ckpt));
+    refused(ckpt);
+
+    // A checkpoint of another setup: the session says d_model 64, the model has 32.
+    writeBytes(ckpt, good);
+    json j = readJson(file);
+    j["training"]["config"]["model"]["d_model"] = 64;
+    const QString foreign = dir.filePath("foreign.poslab");
+    json k = j;
+    k["trained_models"][0]["file"] = "s.poslab.d/run0-rope.pt";
+    writeBytes(foreign, QByteArray::fromStdString(k.dump(2)));
+    QVERIFY(!w.sessionController()->openFile(foreign));
+    QVERIFY2(w.sessionController()->lastError().contains("model.d_model is 32 in the checkpoint"),
+             qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(sessionToJson(captureSession(w)), before);
+    QCOMPARE(panel->run(0), runBefore);
+
+    // A listed family that is not the setup's.
+    json wrongFamily = readJson(file);
+    wrongFamily["trained_models"][0]["family"] = "alibi";
+    writeBytes(foreign, QByteArray::fromStdString(wrongFamily.dump(2)));
+    QVERIFY(!w.sessionController()->openFile(foreign));
+    QVERIFY2(w.sessionController()->lastError().contains("trained_models[0].family"),
+             qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(panel->run(0), runBefore);
+
+    // The good file again: accepted.
+    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(panel->runCount(), 1);
+    QCOMPARE(panel->runStep(0), 2LL);
+  }
+
+  // Nothing trained yet: the action says so and writes nothing; state strings cannot carry models.
+  void nothingToSave() {
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString file = dir.filePath("empty.poslab");
+    QVERIFY(!w.sessionController()->saveFileWithModels(file));
+    QVERIFY2(w.sessionController()->lastError().contains("No training run has taken a step"),
+             qPrintable(w.sessionController()->lastError()));
+    QVERIFY(!QFileInfo::exists(file));
+    QVERIFY(!QFileInfo::exists(file + ".d"));
+
+    SessionState state = captureSession(w);
+    state.checkpoints.push_back({state.training.families.front(), "x.pt", 1});
+    const json before = sessionToJson(captureSession(w));
+    QVERIFY(!w.sessionController()->applyStateString(encodeStateString(state)));
+    QVERIFY(w.sessionController()->lastError().contains("trained models"));
+    QCOMPARE(sessionToJson(captureSession(w)), before);
+  }
+};
+
+QTEST_MAIN(TestTrainedSessions)
+#include "test_trained_sessions.moc"
