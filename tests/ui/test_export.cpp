@@ -2,6 +2,7 @@
 // numbers are the plotted ones; a colour map as i,j,value rows; failures name the problem and
 // leave existing files alone; every plot has the right-click export menu; the run report holds
 // every training plot, the latest evaluation per family and length, and a loadable setup.
+// POSLAB_EXPORT_OUT=DIR keeps the files (an existing, empty directory).
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QContextMenuEvent>
@@ -62,7 +63,11 @@ class TestExport : public QObject {
     ExplorerController* c = window_->controller();
     QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
   }
-  QString path(const QString& name) const { return dir_.filePath(name); }
+  // POSLAB_EXPORT_OUT=DIR keeps the exported files there, to look at.
+  QString path(const QString& name) const {
+    const QString keep = qEnvironmentVariable("POSLAB_EXPORT_OUT");
+    return keep.isEmpty() ? dir_.filePath(name) : QDir(keep).filePath(name);
+  }
 
  private Q_SLOTS:
   void init() {

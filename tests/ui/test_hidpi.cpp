@@ -3,6 +3,7 @@
 // rather than blank or clipped. With POSLAB_HIDPI_OUT=DIR the images are kept there to look at.
 #include <qcustomplot.h>
 #include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QImage>
 #include <QTemporaryDir>
@@ -17,6 +18,7 @@
 #include "explorer/parameter_panel.h"
 #include "export/plot_export.h"
 #include "main_window.h"
+#include "menus/edit_view_menus.h"
 #include "plot_style.h"
 #include "screenshot.h"
 
@@ -120,6 +122,17 @@ class TestHiDpi : public QObject {
     const QImage n(png);
     QCOMPARE(n.size(), w.normsView()->plot()->size() * 2);
     QVERIFY2(countNear(n, seriesColor(0)) > 300, "no query-norm curve in the export");
+  }
+
+  void shortcutsDialogAtScale2() {
+    MainWindow w;
+    w.show();
+    QDialog* dialog = w.editViewMenus()->showShortcutsDialog();
+    QCoreApplication::processEvents();
+    const QImage shot = dialog->grab().toImage();
+    QCOMPARE(shot.size(), dialog->size() * 2);
+    QVERIFY2(countNear(shot, Qt::black, 60) > 2000, "no text in the dialog");
+    shot.save(outPath("hidpi-shortcuts-dialog.png"));
   }
 };
 

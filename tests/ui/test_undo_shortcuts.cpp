@@ -231,8 +231,9 @@ class TestUndoShortcuts : public QObject {
     const QString all = rows.join('\n');
     for (const char* expected :
          {"Ctrl+Z = Edit › Undo", "Ctrl+E = File › Export › Current view as image",
-          "Ctrl+6 = View › Live training", "Ctrl+P  or  Space = Training › Play / Pause",
-          "Ctrl+. = Training › Step", "Ctrl+R = Training › Reset"})
+          "Ctrl+6 = View › Live training", "Ctrl+1 = View › Kernel & basis",
+          "Ctrl+P  or  Space = Training › Play / Pause", "Ctrl+. = Training › Step",
+          "Ctrl+R = Training › Reset"})
       QVERIFY2(all.contains(expected), qPrintable(QString(expected) + " missing from\n" + all));
     QVERIFY2(all.contains("Ctrl+Alt+K = Extra › Frobnicate"), qPrintable(all));
   }

@@ -226,7 +226,8 @@ QString exportPlotImage(QCustomPlot* plot, const QString& path, const ImageExpor
       svg.setOutputDevice(&buffer);
       svg.setSize(size);
       svg.setViewBox(QRect(QPoint(0, 0), size));
-      svg.setResolution(plot->logicalDpiX());  // the physical size (mm) is the on-screen size
+      // Font sizes in the layout's pixels (9 pt = 12 px at 96 dpi), so text fits its boxes.
+      svg.setResolution(plot->logicalDpiX());
       svg.setTitle(plot->objectName());
       svg.setDescription(QObject::tr("PosLab plot"));
       QCPPainter painter;

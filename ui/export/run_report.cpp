@@ -87,9 +87,10 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
 
   QString md;
   md += QObject::tr("# PosLab run report\n\n");
-  md += QObject::tr("Written %1 by PosLab %2.\n\n")
+  const QString version = QCoreApplication::applicationVersion();
+  md += QObject::tr("Written %1 by PosLab%2.\n\n")
             .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
-                 QCoreApplication::applicationVersion());
+                 version.isEmpty() ? QString() : ' ' + version);
   md += QObject::tr("## Setup\n\n");
   QStringList families;
   for (const auto& f : spec.families) families << QString::fromStdString(f);

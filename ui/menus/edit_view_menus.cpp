@@ -45,8 +45,14 @@ namespace {
 constexpr int kStatusMs = 8000;  // how long an export's message stays in the status bar
 constexpr int kTabCount = 6;
 
+// A menu text without its mnemonic marks ("&Edit" -> "Edit", "Kernel && basis" -> "Kernel &
+// basis").
+QString plainText(QString text) {
+  text.replace("&&", QChar(0x1)).remove('&').replace(QChar(0x1), '&');
+  return text;
+}
 QString plainTitle(const QMenu* menu) {
-  return menu->title().remove('&');
+  return plainText(menu->title());
 }
 
 // Widgets that use a plain Space themselves (typing, toggling a check box or list item, opening a
@@ -74,7 +80,7 @@ void collectShortcuts(const QMenu* menu, const QString& path, QTableWidget* tabl
     const int row = table->rowCount();
     table->insertRow(row);
     table->setItem(row, 0, new QTableWidgetItem(keys.join(QObject::tr("  or  "))));
-    table->setItem(row, 1, new QTableWidgetItem(path + " › " + a->text().remove('&')));
+    table->setItem(row, 1, new QTableWidgetItem(path + " › " + plainText(a->text())));
   }
 }
 }  // namespace
@@ -304,7 +310,7 @@ QDialog* EditViewMenus::showShortcutsDialog() {
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, shortcuts_);
     connect(buttons, &QDialogButtonBox::rejected, shortcuts_, &QDialog::close);
     layout->addWidget(buttons);
-    shortcuts_->resize(560, 480);
+    shortcuts_->resize(620, 640);
   }
   // Rebuilt each time, from the menus as they are: other menus' shortcuts are listed too.
   auto* table = shortcuts_->findChild<QTableWidget*>("shortcutsTable");
