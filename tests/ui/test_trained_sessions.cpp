@@ -3,9 +3,11 @@
 // it puts the runs back at the saved step so that the next step's loss is exactly what the
 // original run gave. A missing, corrupt or foreign checkpoint is refused naming the file, and the
 // window (setup, runs, explorer) stays as it was. Tiny models: the whole file runs in seconds.
+#include <QAction>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -242,6 +244,32 @@ class TestTrainedSessions : public QObject {
     QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
     QCOMPARE(panel->runCount(), 1);
     QCOMPARE(panel->runStep(0), 2LL);
+
+    // The bridge on its own: a run from the checkpoint file, its spec the checkpoint's config.
+    auto run = TrainingRun::fromCheckpoint(7, ckpt.toStdString());
+    QCOMPARE(run->stepCount(), 2LL);
+    QCOMPARE(run->index(), 7);
+    QCOMPARE(run->spec().config.model.family, std::string("rope"));
+    QCOMPARE(run->spec().config.run.seed, uint64_t(5));
+    QSignalSpy snapshots(run.get(), &TrainingRun::snapshot);
+    run->stepOnce();
+    QTRY_COMPARE_WITH_TIMEOUT(snapshots.count(), 1, kWaitMs);
+    QCOMPARE(snapshots.at(0).at(1).value<poslab::Snapshot>().step, 3LL);
+    // Its checkpoint save reports back (queued) with the step the file holds.
+    QSignalSpy saved(run.get(), &TrainingRun::checkpointSaved);
+    const QString copy = dir.filePath("copy.pt");
+    QVERIFY(run->saveCheckpoint(copy));
+    QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);
+    QCOMPARE(saved.at(0).at(2).toLongLong(), 3LL);
+    QVERIFY(saved.at(0).at(3).toString().isEmpty());
+    QCOMPARE(TrainingRun::fromCheckpoint(0, copy.toStdString())->stepCount(), 3LL);
+    // A folder that does not exist: the failure names the file.
+    const QString nowhere = dir.filePath("no/such/folder/x.pt");
+    QVERIFY(run->saveCheckpoint(nowhere));
+    QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 2, kWaitMs);
+    QVERIFY2(saved.at(1).at(3).toString().contains(nowhere),
+             qPrintable(saved.at(1).at(3).toString()));
+    QVERIFY_THROWS_EXCEPTION(std::exception, TrainingRun::fromCheckpoint(0, "/nonexistent.pt"));
   }
 
   // Nothing trained yet: the action says so and writes nothing; state strings cannot carry models.
@@ -254,6 +282,10 @@ class TestTrainedSessions : public QObject {
              qPrintable(w.sessionController()->lastError()));
     QVERIFY(!QFileInfo::exists(file));
     QVERIFY(!QFileInfo::exists(file + ".d"));
+    auto* action = w.findChild<QAction*>("saveSessionWithModels");
+    QVERIFY(action);
+    QCOMPARE(action->shortcut(), QKeySequence("Ctrl+Alt+S"));
+    QVERIFY(w.sessionController()->fileMenu()->actions().contains(action));
 
     SessionState state = captureSession(w);
     state.checkpoints.push_back({state.training.families.front(), "x.pt", 1});
