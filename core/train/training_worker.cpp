@@ -29,13 +29,19 @@ TrainingWorker::~TrainingWorker() {
   stop();
 }
 
+// Flags the worker's wait predicate reads are stored under mutex_: a store between the worker's
+// check of the predicate (false) and its blocking would otherwise lose the notify (Play ignored,
+// or stop()'s join waiting forever).
 void TrainingWorker::play() {
-  playing_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    playing_ = true;
+  }
   wake_.notify_all();
 }
 
 void TrainingWorker::pause() {
-  playing_ = false;
+  playing_ = false;  // wakes nobody: the worker checks it before each step
 }
 
 void TrainingWorker::stepOnce() {
@@ -47,19 +53,26 @@ void TrainingWorker::stepOnce() {
 }
 
 void TrainingWorker::reset() {
-  playing_ = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    playing_ = false;
     resetRequested_ = true;
     pendingSteps_ = 0;
   }
   wake_.notify_all();
 }
 
-void TrainingWorker::stop() {
-  stopping_ = true;
-  playing_ = false;
+void TrainingWorker::requestStop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    playing_ = false;
+  }
   wake_.notify_all();
+}
+
+void TrainingWorker::stop() {
+  requestStop();
   if (thread_.joinable()) thread_.join();
 }
 

@@ -40,6 +40,9 @@ class TrainingWorker {
   void stepOnce();  // one step (while paused)
   void reset();     // a fresh trainer from the config (step 0): same initial weights and batches
   void stop();      // end the thread; idempotent
+  // Asks the thread to end after the step in flight and returns at once (stop() or the
+  // destructor then joins): callers stopping several workers let their last steps overlap.
+  void requestStop();
 
   bool isPlaying() const { return playing_.load(); }
   long long stepCount() const { return step_.load(); }
