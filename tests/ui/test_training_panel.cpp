@@ -1,10 +1,8 @@
-// The live-training tab through its buttons: a two-family compare plays,
-// pauses, steps once
-// (+1 step for every run) and resets (step 0, empty curves). Then its views:
-// task options and model size into the setup (and back from a loaded one), the
-// learned position parameters against the step, the trained model's attention
-// maps, the indirect-indexing sample table, and a run that diverges pausing
-// itself with core's message.
+// The live-training tab through its buttons: a two-family compare plays, pauses, steps once
+// (+1 step for every run) and resets (step 0, empty curves). Then its views: task options and
+// model size into the setup (and back from a loaded one), the learned position parameters against
+// the step, the trained model's attention maps, the indirect-indexing sample table, and a run
+// that diverges pausing itself with core's message.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -18,10 +16,10 @@
 #include <QThread>
 #include <QtTest>
 
+#include <qcustomplot.h>
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <qcustomplot.h>
 #include <utility>
 
 #include "training/model_attention_view.h"
@@ -39,20 +37,18 @@ class TestTrainingPanel : public QObject {
   Q_OBJECT
 
   // A tiny configuration: steps take milliseconds on a CPU.
-  static void makeTiny(TrainingPanel &panel) {
-    panel.findChild<QSpinBox *>("steps")->setValue(1000);
-    panel.findChild<QSpinBox *>("batch")->setValue(4);
-    panel.findChild<QSpinBox *>("trainLength")->setValue(16);
-    panel.findChild<QLineEdit *>("evalLengths")->setText("16,32");
+  static void makeTiny(TrainingPanel& panel) {
+    panel.findChild<QSpinBox*>("steps")->setValue(1000);
+    panel.findChild<QSpinBox*>("batch")->setValue(4);
+    panel.findChild<QSpinBox*>("trainLength")->setValue(16);
+    panel.findChild<QLineEdit*>("evalLengths")->setText("16,32");
   }
-  // Indirect indexing small enough for milliseconds per step: alphabet 16,
-  // offsets -2..2, T = 12.
-  static poslab::ExperimentSpec
-  tinyIndirect(std::vector<std::string> families) {
+  // Indirect indexing small enough for milliseconds per step: alphabet 16, offsets -2..2, T = 12.
+  static poslab::ExperimentSpec tinyIndirect(std::vector<std::string> families) {
     poslab::ExperimentSpec e;
     e.name = "tiny-indirect";
     e.families = std::move(families);
-    poslab::TrainConfig &c = e.base;
+    poslab::TrainConfig& c = e.base;
     c.task.id = "indirect-indexing";
     c.task.options = {{"alphabet", 16}, {"max_offset", 2}};
     c.task.trainLength = 12;
@@ -67,17 +63,17 @@ class TestTrainingPanel : public QObject {
     c.run.device = "cpu";
     return e;
   }
-  static void load(TrainingPanel &panel, const poslab::ExperimentSpec &e) {
+  static void load(TrainingPanel& panel, const poslab::ExperimentSpec& e) {
     QString error;
     QVERIFY2(panel.setExperiment(e, &error), qPrintable(error));
   }
-  static void click(TrainingPanel &panel, const char *button) {
-    auto *b = panel.findChild<QPushButton *>(button);
+  static void click(TrainingPanel& panel, const char* button) {
+    auto* b = panel.findChild<QPushButton*>(button);
     QVERIFY(b);
     QTest::mouseClick(b, Qt::LeftButton);
   }
 
-private Q_SLOTS:
+ private Q_SLOTS:
   void playPauseStepReset() {
     TrainingPanel panel;
     panel.show();
@@ -88,11 +84,8 @@ private Q_SLOTS:
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 3, kWaitMs);
     click(panel, "pauseButton");
     QVERIFY(!panel.isPlaying());
-    // Each run finishes the step it was in when Pause was pressed; wait until
-    // nothing moves.
-    auto steps = [&] {
-      return std::make_pair(panel.runStep(0), panel.runStep(1));
-    };
+    // Each run finishes the step it was in when Pause was pressed; wait until nothing moves.
+    auto steps = [&] { return std::make_pair(panel.runStep(0), panel.runStep(1)); };
     std::pair<long long, long long> settled{-1, -1};
     for (int tries = 0; tries < 40 && settled != steps(); ++tries) {
       settled = steps();
@@ -100,22 +93,19 @@ private Q_SLOTS:
     }
     QCOMPARE(steps(), settled);
     click(panel, "stepButton");
-    // Every run takes exactly one more step, and its loss curve gets exactly
-    // one more point.
+    // Every run takes exactly one more step, and its loss curve gets exactly one more point.
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStep(0), settled.first + 1, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStep(1), settled.second + 1, kWaitMs);
     QCOMPARE(panel.curves()[0].loss->dataCount(), int(settled.first + 1));
     QCOMPARE(panel.curves()[1].loss->dataCount(), int(settled.second + 1));
-    QCOMPARE(panel.curves()[0].loss->keyAxis(),
-             panel.curves()[1].loss->keyAxis()); // shared axes
+    QCOMPARE(panel.curves()[0].loss->keyAxis(), panel.curves()[1].loss->keyAxis());  // shared axes
     click(panel, "resetButton");
     QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 0LL, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.curves()[0].loss->dataCount(), 0, kWaitMs);
-    QCOMPARE(panel.findChild<QLabel *>("stepLabel")->text(), QString("step 0"));
+    QCOMPARE(panel.findChild<QLabel*>("stepLabel")->text(), QString("step 0"));
   }
 
-  // Loading a setup shows its task options and model size; edits go back into
-  // experiment().
+  // Loading a setup shows its task options and model size; edits go back into experiment().
   void taskOptionsAndModelSizeRoundTrip() {
     TrainingPanel panel;
     poslab::ExperimentSpec e = tinyIndirect({"rope"});
@@ -127,15 +117,14 @@ private Q_SLOTS:
     e.base.run.evalEvery = 7;
     e.base.run.evalSequences = 9;
     load(panel, e);
-    QCOMPARE(panel.findChild<QSpinBox *>("option_alphabet")->value(), 20);
-    QCOMPARE(panel.findChild<QSpinBox *>("option_max_offset")->value(), 3);
-    QCOMPARE(panel.findChild<QSpinBox *>("dModel")->value(), 48);
-    QCOMPARE(panel.findChild<QSpinBox *>("heads")->value(), 3);
-    QCOMPARE(panel.findChild<QSpinBox *>("layers")->value(), 1);
-    QCOMPARE(panel.findChild<QDoubleSpinBox *>("positionLrScale")->value(),
-             5.0);
-    QCOMPARE(panel.findChild<QSpinBox *>("evalEvery")->value(), 7);
-    QCOMPARE(panel.findChild<QSpinBox *>("evalSequences")->value(), 9);
+    QCOMPARE(panel.findChild<QSpinBox*>("option_alphabet")->value(), 20);
+    QCOMPARE(panel.findChild<QSpinBox*>("option_max_offset")->value(), 3);
+    QCOMPARE(panel.findChild<QSpinBox*>("dModel")->value(), 48);
+    QCOMPARE(panel.findChild<QSpinBox*>("heads")->value(), 3);
+    QCOMPARE(panel.findChild<QSpinBox*>("layers")->value(), 1);
+    QCOMPARE(panel.findChild<QDoubleSpinBox*>("positionLrScale")->value(), 5.0);
+    QCOMPARE(panel.findChild<QSpinBox*>("evalEvery")->value(), 7);
+    QCOMPARE(panel.findChild<QSpinBox*>("evalSequences")->value(), 9);
     poslab::ExperimentSpec back = panel.experiment();
     QCOMPARE(back.base.task.options, e.base.task.options);
     QCOMPARE(back.base.model.dModel, 48LL);
@@ -143,88 +132,79 @@ private Q_SLOTS:
     QCOMPARE(back.base.optim.positionLrScale, 5.0);
     QCOMPARE(back.base.run.evalEvery, 7LL);
     QCOMPARE(back.base.run.evalSequences, 9LL);
-    panel.findChild<QSpinBox *>("option_alphabet")->setValue(24);
-    panel.findChild<QSpinBox *>("layers")->setValue(2);
+    panel.findChild<QSpinBox*>("option_alphabet")->setValue(24);
+    panel.findChild<QSpinBox*>("layers")->setValue(2);
     back = panel.experiment();
     QCOMPARE(back.base.task.options.at("alphabet"), 24.0);
     QCOMPARE(back.base.model.layers, 2LL);
     // The default stays implicit: max_offset back at 8 leaves the option out.
-    panel.findChild<QSpinBox *>("option_max_offset")->setValue(8);
-    QCOMPARE(panel.experiment().base.task.options.count("max_offset"),
-             size_t(0));
+    panel.findChild<QSpinBox*>("option_max_offset")->setValue(8);
+    QCOMPARE(panel.experiment().base.task.options.count("max_offset"), size_t(0));
 
-    // Another task shows its own settings: kernel-lm's kernel and its derived
-    // omega.
-    panel.findChild<QComboBox *>("task")->setCurrentText("kernel-lm");
-    auto *kernel = panel.findChild<QComboBox *>("taskKernel");
+    // Another task shows its own settings: kernel-lm's kernel and its derived omega.
+    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
+    auto* kernel = panel.findChild<QComboBox*>("taskKernel");
     QVERIFY(kernel);
     QCOMPARE(kernel->currentText(), QString("mixed_raw"));
-    auto *omega = panel.findChild<QLineEdit *>("option_omega");
+    auto* omega = panel.findChild<QLineEdit*>("option_omega");
     QVERIFY(omega);
     QVERIFY2(omega->placeholderText().startsWith("auto: 0.0316"),
              qPrintable(omega->placeholderText()));
     kernel->setCurrentText("damped_mixed");
     omega->setText("0.25");
-    panel.findChild<QCheckBox *>("option_stochastic")->setChecked(true);
+    panel.findChild<QCheckBox*>("option_stochastic")->setChecked(true);
     back = panel.experiment();
     QCOMPARE(back.base.task.kernel, std::string("damped_mixed"));
     QCOMPARE(back.base.task.options.at("omega"), 0.25);
     QCOMPARE(back.base.task.options.at("stochastic"), 1.0);
     QVERIFY(!back.base.task.options.count("alphabet"));
-    panel.findChild<QComboBox *>("task")->setCurrentText("sector-teacher");
-    QCOMPARE(panel.findChild<QComboBox *>("taskKernel")->currentText(),
-             QString("phase"));
-    QVERIFY(panel.findChild<QCheckBox *>("option_teacher"));
-    panel.findChild<QComboBox *>("task")->setCurrentText("byte-lm");
-    QVERIFY(panel.findChild<QLineEdit *>("textFile"));
-    QVERIFY(!panel.findChild<QComboBox *>("taskKernel"));
+    panel.findChild<QComboBox*>("task")->setCurrentText("sector-teacher");
+    QCOMPARE(panel.findChild<QComboBox*>("taskKernel")->currentText(), QString("phase"));
+    QVERIFY(panel.findChild<QCheckBox*>("option_teacher"));
+    panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
+    QVERIFY(panel.findChild<QLineEdit*>("textFile"));
+    QVERIFY(!panel.findChild<QComboBox*>("taskKernel"));
 
-    // The attention view offers the train length and the evaluation lengths up
-    // to 1024 (the worker materialises T x T weights per head).
-    panel.findChild<QSpinBox *>("trainLength")->setValue(64);
-    panel.findChild<QLineEdit *>("evalLengths")->setText("64,256,4096");
-    auto *lengths = panel.findChild<QComboBox *>("modelAttentionLength");
+    // The attention view offers the train length and the evaluation lengths up to 1024 (the
+    // worker materialises T x T weights per head).
+    panel.findChild<QSpinBox*>("trainLength")->setValue(64);
+    panel.findChild<QLineEdit*>("evalLengths")->setText("64,256,4096");
+    auto* lengths = panel.findChild<QComboBox*>("modelAttentionLength");
     QStringList offered;
-    for (int i = 0; i < lengths->count(); ++i)
-      offered << lengths->itemText(i);
+    for (int i = 0; i < lengths->count(); ++i) offered << lengths->itemText(i);
     QCOMPARE(offered, QStringList({"64", "256"}));
   }
 
-  // A value core rejects gives core's message in the status, and nothing
-  // starts.
+  // A value core rejects gives core's message in the status, and nothing starts.
   void invalidSettingsAreReportedAndNothingStarts() {
     TrainingPanel panel;
     load(panel, tinyIndirect({"rope"}));
-    auto expectRefused = [&](const char *needle) {
+    auto expectRefused = [&](const char* needle) {
       click(panel, "playButton");
       QCOMPARE(panel.runCount(), 0);
       QVERIFY(!panel.isPlaying());
-      QVERIFY2(panel.statusText().contains(needle),
-               qPrintable(panel.statusText()));
+      QVERIFY2(panel.statusText().contains(needle), qPrintable(panel.statusText()));
     };
-    panel.findChild<QSpinBox *>("heads")->setValue(
-        3); // 32 is not divisible by 3
+    panel.findChild<QSpinBox*>("heads")->setValue(3);  // 32 is not divisible by 3
     expectRefused("d_model = 32 is not divisible by heads = 3");
-    panel.findChild<QSpinBox *>("heads")->setValue(2);
-    panel.findChild<QSpinBox *>("option_alphabet")->setValue(8);
-    panel.findChild<QSpinBox *>("option_max_offset")->setValue(8);
+    panel.findChild<QSpinBox*>("heads")->setValue(2);
+    panel.findChild<QSpinBox*>("option_alphabet")->setValue(8);
+    panel.findChild<QSpinBox*>("option_max_offset")->setValue(8);
     expectRefused("alphabet 8 is too small for max_offset 8");
-    panel.findChild<QSpinBox *>("option_alphabet")->setValue(16);
-    panel.findChild<QSpinBox *>("option_max_offset")->setValue(2);
-    panel.findChild<QSpinBox *>("trainLength")
-        ->setValue(40); // more than 16 characters + 3
-    expectRefused(
-        "train length 40 is outside what task indirect-indexing can generate");
-    panel.findChild<QComboBox *>("task")->setCurrentText("kernel-lm");
-    panel.findChild<QLineEdit *>("option_omega")->setText("fast");
+    panel.findChild<QSpinBox*>("option_alphabet")->setValue(16);
+    panel.findChild<QSpinBox*>("option_max_offset")->setValue(2);
+    panel.findChild<QSpinBox*>("trainLength")->setValue(40);  // more than 16 characters + 3
+    expectRefused("train length 40 is outside what task indirect-indexing can generate");
+    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
+    panel.findChild<QLineEdit*>("option_omega")->setText("fast");
     expectRefused("task option 'omega': 'fast' is not a number");
-    panel.findChild<QComboBox *>("task")->setCurrentText("byte-lm");
-    panel.findChild<QLineEdit *>("textFile")->setText("/no/such/file.txt");
+    panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
+    panel.findChild<QLineEdit*>("textFile")->setText("/no/such/file.txt");
     expectRefused("does not exist");
   }
 
-  // The parameter plot shows Snapshot::position: its last point is the last
-  // snapshot's value (the mean over heads, or each head as its own line).
+  // The parameter plot shows Snapshot::position: its last point is the last snapshot's value
+  // (the mean over heads, or each head as its own line).
   void positionParametersOverTime() {
     TrainingPanel panel;
     panel.show();
@@ -235,41 +215,35 @@ private Q_SLOTS:
     click(panel, "stepButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 2, kWaitMs);
     panel.replot();
-    PositionHistoryView *view = panel.positionView();
+    PositionHistoryView* view = panel.positionView();
     QVERIFY(view->setParameter("gamma"));
     // Runs follow the family list's (SPEC) order.
     const int j = panel.runFamily(0) == "jordan-stabilized" ? 0 : 1, r = 1 - j;
     QCOMPARE(panel.runFamily(r), std::string("rope"));
     QVERIFY(panel.lastSnapshot(j).position.count("gamma"));
-    const std::vector<double> gamma =
-        panel.lastSnapshot(j).position.at("gamma");
+    const std::vector<double> gamma = panel.lastSnapshot(j).position.at("gamma");
     QVERIFY(!gamma.empty());
-    const double mean =
-        std::accumulate(gamma.begin(), gamma.end(), 0.0) / gamma.size();
+    const double mean = std::accumulate(gamma.begin(), gamma.end(), 0.0) / gamma.size();
     view->setEachComponent(false);
     auto graphs = view->graphs(j);
     QCOMPARE(graphs.size(), size_t(1));
     QCOMPARE(graphs[0]->dataCount(), 2);
     auto last = graphs[0]->data()->at(graphs[0]->dataCount() - 1);
     QCOMPARE(last->key, 2.0);
-    QVERIFY(std::abs(last->value - mean) <=
-            1e-12 * std::max(1.0, std::abs(mean)));
-    QVERIFY(view->graphs(r).empty()); // rope learns no gamma
-    QVERIFY(panel.findChild<QLabel *>("positionNote")->text().contains("rope"));
+    QVERIFY(std::abs(last->value - mean) <= 1e-12 * std::max(1.0, std::abs(mean)));
+    QVERIFY(view->graphs(r).empty());  // rope learns no gamma
+    QVERIFY(panel.findChild<QLabel*>("positionNote")->text().contains("rope"));
     view->setEachComponent(true);
     graphs = view->graphs(j);
     QCOMPARE(graphs.size(), gamma.size());
     for (size_t c = 0; c < gamma.size(); ++c)
-      QCOMPARE(graphs[c]->data()->at(graphs[c]->dataCount() - 1)->value,
-               gamma[c]);
-    QCOMPARE(graphs[0]->pen().color(),
-             graphs.back()->pen().color()); // one colour per family
+      QCOMPARE(graphs[c]->data()->at(graphs[c]->dataCount() - 1)->value, gamma[c]);
+    QCOMPARE(graphs[0]->pen().color(), graphs.back()->pen().color());  // one colour per family
     QVERIFY(view->plot()->yAxis->label().contains("gamma"));
   }
 
-  // The trained model's attention on the sample input: a causal map whose rows
-  // are distributions, for the chosen layer and head; computed on the worker
-  // without blocking.
+  // The trained model's attention on the sample input: a causal map whose rows are
+  // distributions, for the chosen layer and head; computed on the worker without blocking.
   void attentionMapsOfTheTrainedModel() {
     TrainingPanel panel;
     panel.show();
@@ -279,17 +253,16 @@ private Q_SLOTS:
       click(panel, "stepButton");
       QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), (long long)i, kWaitMs);
     }
-    ModelAttentionView *view = panel.attentionView();
+    ModelAttentionView* view = panel.attentionView();
     QTRY_COMPARE_WITH_TIMEOUT(view->shownStep(), 3LL, kWaitMs);
     auto checkRows = [&](long long T) {
       QCOMPARE(view->shownSize(), T);
-      const auto &m = view->shownMap();
+      const auto& m = view->shownMap();
       QCOMPARE(m.size(), size_t(T * T));
       for (long long i = 0; i < T; ++i) {
         double row = 0;
         for (long long j = 0; j < T; ++j) {
-          if (j > i)
-            QCOMPARE(m[i * T + j], 0.0); // causal
+          if (j > i) QCOMPARE(m[i * T + j], 0.0);  // causal
           row += m[i * T + j];
         }
         QVERIFY2(std::abs(row - 1) < 1e-5,
@@ -298,76 +271,65 @@ private Q_SLOTS:
     };
     checkRows(12);
     const std::vector<double> head1 = view->shownMap();
-    panel.findChild<QSpinBox *>("modelAttentionHead")->setValue(2);
-    QVERIFY(view->shownMap() != head1); // another head, another map
+    panel.findChild<QSpinBox*>("modelAttentionHead")->setValue(2);
+    QVERIFY(view->shownMap() != head1);  // another head, another map
     checkRows(12);
-    panel.findChild<QSpinBox *>("modelAttentionLayer")->setValue(2);
+    panel.findChild<QSpinBox*>("modelAttentionLayer")->setValue(2);
     checkRows(12);
     QVERIFY(view->infoText().contains("layer 2 head 2"));
-    // A longer sample input (an evaluation length) asks the worker for new
-    // maps.
-    panel.findChild<QComboBox *>("modelAttentionLength")->setCurrentText("15");
+    // A longer sample input (an evaluation length) asks the worker for new maps.
+    panel.findChild<QComboBox*>("modelAttentionLength")->setCurrentText("15");
     QTRY_COMPARE_WITH_TIMEOUT(view->shownSize(), 15LL, kWaitMs);
     checkRows(15);
   }
 
-  // Indirect indexing: the table reads each sample back; the truth is the
-  // task's target, the character `offset` places from the source, and correct
-  // rows are exactly prediction == truth.
+  // Indirect indexing: the table reads each sample back; the truth is the task's target, the
+  // character `offset` places from the source, and correct rows are exactly prediction == truth.
   void indirectIndexingSampleTable() {
     TrainingPanel panel;
     panel.show();
     load(panel, tinyIndirect({"rope", "pope"}));
     click(panel, "stepButton");
     QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
-    SampleView *view = panel.sampleView();
+    SampleView* view = panel.sampleView();
     QTRY_COMPARE_WITH_TIMEOUT(view->shown().step, 1LL, kWaitMs);
-    const TrainingSamples &s = view->shown();
+    const TrainingSamples& s = view->shown();
     QCOMPARE(s.taskId, std::string("indirect-indexing"));
     QCOMPARE(int(s.examples.size()), SampleView::kExamples);
     QCOMPARE(s.indirect.size(), s.examples.size());
-    QTableWidget *table = view->table();
+    QTableWidget* table = view->table();
     QCOMPARE(table->rowCount(), SampleView::kExamples);
     int correct = 0;
     for (int r = 0; r < table->rowCount(); ++r) {
-      const auto &e = s.indirect[r];
-      const auto &p = s.examples[r];
-      QCOMPARE(e.truth, p.target); // the task's target at the answer position
+      const auto& e = s.indirect[r];
+      const auto& p = s.examples[r];
+      QCOMPARE(e.truth, p.target);  // the task's target at the answer position
       QCOMPARE(e.truth, e.characters[e.sourcePosition + e.offset]);
       QCOMPARE(e.source, p.tokens[e.characters.size() + 1]);
-      QCOMPARE(table->item(r, SampleView::kTruth)->text(),
-               SampleView::symbol(p.target));
-      QCOMPARE(table->item(r, SampleView::kPrediction)->text(),
-               SampleView::symbol(p.prediction));
-      QCOMPARE(table->item(r, SampleView::kSource)->text(),
-               SampleView::symbol(e.source));
-      QCOMPARE(table->item(r, SampleView::kOffset)->text().toLongLong(),
-               e.offset);
+      QCOMPARE(table->item(r, SampleView::kTruth)->text(), SampleView::symbol(p.target));
+      QCOMPARE(table->item(r, SampleView::kPrediction)->text(), SampleView::symbol(p.prediction));
+      QCOMPARE(table->item(r, SampleView::kSource)->text(), SampleView::symbol(e.source));
+      QCOMPARE(table->item(r, SampleView::kOffset)->text().toLongLong(), e.offset);
       QVERIFY(table->item(r, SampleView::kSequence)
                   ->text()
                   .contains("<" + SampleView::symbol(e.truth) + ">"));
       const bool ok = p.prediction == p.target;
-      QCOMPARE(table->item(r, SampleView::kCorrect)->text(),
-               ok ? QString("✓") : QString("✗"));
-      const QColor bg =
-          table->item(r, SampleView::kSequence)->background().color();
-      QCOMPARE(bg.green() > bg.red(), ok); // correct rows green, wrong ones red
+      QCOMPARE(table->item(r, SampleView::kCorrect)->text(), ok ? QString("✓") : QString("✗"));
+      const QColor bg = table->item(r, SampleView::kSequence)->background().color();
+      QCOMPARE(bg.green() > bg.red(), ok);  // correct rows green, wrong ones red
       correct += ok;
     }
-    QVERIFY2(
-        view->summaryText().contains(QString("%1 of 8 correct").arg(correct)),
-        qPrintable(view->summaryText()));
+    QVERIFY2(view->summaryText().contains(QString("%1 of 8 correct").arg(correct)),
+             qPrintable(view->summaryText()));
     // The other run's answers on the same inputs.
     const std::vector<long long> firstInput = s.examples[0].tokens;
-    panel.findChild<QComboBox *>("samplesRun")->setCurrentIndex(1);
+    panel.findChild<QComboBox*>("samplesRun")->setCurrentIndex(1);
     QTRY_VERIFY_WITH_TIMEOUT(view->summaryText().startsWith("pope"), kWaitMs);
-    QCOMPARE(view->shown().examples[0].tokens,
-             firstInput); // identical sample inputs
+    QCOMPARE(view->shown().examples[0].tokens, firstInput);  // identical sample inputs
   }
 
-  // A NaN in a weight makes the next step diverge: the run pauses itself, the
-  // panel says so with core's message (step, loss), and Play does not restart
-  // it until Reset.
+  // A NaN in a weight makes the next step diverge: the run pauses itself, the panel says so with
+  // core's message (step, loss), and Play does not restart it until Reset.
   void divergingRunPausesItselfAndSaysWhy() {
     TrainingPanel panel;
     panel.show();
@@ -377,12 +339,9 @@ private Q_SLOTS:
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 2, kWaitMs);
     QVERIFY(panel.isPlaying());
     QCOMPARE(panel.runStateText(), QString("playing"));
-    panel.run(0)->setParameterValue("head.weight",
-                                    std::numeric_limits<double>::quiet_NaN());
-    QTRY_VERIFY_WITH_TIMEOUT(panel.runStateText().contains("diverged"),
-                             kWaitMs);
-    QVERIFY2(!panel.runStateText().contains("playing"),
-             qPrintable(panel.runStateText()));
+    panel.run(0)->setParameterValue("head.weight", std::numeric_limits<double>::quiet_NaN());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.runStateText().contains("diverged"), kWaitMs);
+    QVERIFY2(!panel.runStateText().contains("playing"), qPrintable(panel.runStateText()));
     QVERIFY(!panel.isPlaying());
     QVERIFY(panel.allFinished());
     const QString status = panel.statusText();
@@ -391,16 +350,13 @@ private Q_SLOTS:
                  status.contains("the loss is not finite"),
              qPrintable(status));
     const long long stopped = panel.stepCount();
-    QVERIFY(panel.runStateText().contains(
-        QString("diverged at step %1").arg(stopped)));
-    click(panel, "playButton"); // a diverged run stays paused
+    QVERIFY(panel.runStateText().contains(QString("diverged at step %1").arg(stopped)));
+    click(panel, "playButton");  // a diverged run stays paused
     QVERIFY(!panel.isPlaying());
-    QVERIFY2(panel.statusText().contains("press Reset"),
-             qPrintable(panel.statusText()));
+    QVERIFY2(panel.statusText().contains("press Reset"), qPrintable(panel.statusText()));
     QTest::qWait(300);
     QCOMPARE(panel.stepCount(), stopped);
-    click(panel,
-          "resetButton"); // a fresh model from the same seed trains again
+    click(panel, "resetButton");  // a fresh model from the same seed trains again
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStateText(), QString("paused"), kWaitMs);
     click(panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 2, kWaitMs);
@@ -408,74 +364,90 @@ private Q_SLOTS:
     click(panel, "pauseButton");
   }
 
-  // Each view after a short compare run, as a user sees it. With
-  // POSLAB_TRAINING_SHOTS=DIR the pictures are written there (for docs and for
-  // looking at them).
+  // Each view after a short compare run, as a user sees it. With POSLAB_TRAINING_SHOTS=DIR the
+  // pictures are written there (for docs and for looking at them).
   void renderSubViews() {
     TrainingPanel panel;
     panel.resize(1000, 760);
     panel.show();
-    poslab::ExperimentSpec e =
-        tinyIndirect({"jordan-stabilized", "pope", "rope"});
+    poslab::ExperimentSpec e = tinyIndirect({"jordan-stabilized", "pope", "rope"});
     e.base.run.steps = 60;
     e.base.run.evalEvery = 20;
     e.base.optim.positionLrScale = 30;
     load(panel, e);
     click(panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
-    QTRY_COMPARE_WITH_TIMEOUT(panel.attentionView()->shownStep(), 60LL,
-                              kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(panel.attentionView()->shownStep(), 60LL, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.sampleView()->shown().step, 60LL, kWaitMs);
     panel.replot();
     const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
-    const char *names[] = {"curves", "parameters", "attention", "samples"};
+    const char* names[] = {"curves", "parameters", "attention", "samples"};
     for (int t = 0; t < panel.viewTabs()->count(); ++t) {
       panel.viewTabs()->setCurrentIndex(t);
       QCoreApplication::processEvents();
       const QPixmap shot = panel.grab();
       QVERIFY(!shot.isNull());
       if (!dir.isEmpty())
-        QVERIFY(shot.save(
-            QDir(dir).filePath(QString("training-%1.png").arg(names[t]))));
+        QVERIFY(shot.save(QDir(dir).filePath(QString("training-%1.png").arg(names[t]))));
     }
-    QCOMPARE(panel.positionView()->parameter(),
-             QString("gamma")); // shown first when present
+    QCOMPARE(panel.positionView()->parameter(), QString("gamma"));  // shown first when present
     int withGamma = 0;
     for (int i = 0; i < panel.runCount(); ++i)
       withGamma += !panel.positionView()->graphs(i).empty();
-    QCOMPARE(withGamma, 1); // jordan-stabilized; pope and rope have none
+    QCOMPARE(withGamma, 1);  // jordan-stabilized; pope and rope have none
   }
 
-  // Snapshots the replaced runs emitted (the step in flight when their workers
-  // were joined) do not land on the new runs: the new run's curve and step are
-  // its own.
+  // Snapshots the replaced runs emitted (the step in flight when their workers were joined) do
+  // not land on the new runs: the new run's curve and step are its own.
   void snapshotsOfReplacedRunsAreDropped() {
     TrainingPanel panel;
     panel.show();
     load(panel, tinyIndirect({"rope"}));
     click(panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 3, kWaitMs);
-    // Let the worker run ahead of what the panel has shown: snapshots wait in
-    // the event queue.
+    // Let the worker run ahead of what the panel has shown: snapshots wait in the event queue.
     const long long shown = panel.runStep(0);
     for (int i = 0; i < 400 && panel.run(0)->stepCount() < shown + 3; ++i)
-      QThread::msleep(10); // no event processing here
+      QThread::msleep(10);  // no event processing here
     QVERIFY(panel.run(0)->stepCount() >= shown + 3);
-    load(panel,
-         tinyIndirect(
-             {"rope"})); // replaces the runs; the queued snapshots are stale
-    click(panel,
-          "stepButton"); // new runs at once, before the queue is processed
+    load(panel, tinyIndirect({"rope"}));  // replaces the runs; the queued snapshots are stale
+    click(panel, "stepButton");           // new runs at once, before the queue is processed
     QCOMPARE(panel.runCount(), 1);
     QTRY_COMPARE_WITH_TIMEOUT(panel.run(0)->stepCount(), 1LL, kWaitMs);
-    QTest::qWait(
-        200); // every queued snapshot, stale or new, has been delivered
+    QTest::qWait(200);  // every queued snapshot, stale or new, has been delivered
     QCOMPARE(panel.runStep(0), 1LL);
     QCOMPARE(panel.lastSnapshot(0).step, 1LL);
     QCOMPARE(panel.curves()[0].loss->dataCount(), 1);
     QCOMPARE(panel.curves()[0].loss->data()->at(0)->key, 1.0);
-    QCOMPARE(panel.findChild<QLabel *>("stepLabel")->text(), QString("step 1"));
+    QCOMPARE(panel.findChild<QLabel*>("stepLabel")->text(), QString("step 1"));
     QCOMPARE(panel.runStateText(), QString("paused"));
+  }
+
+  // Play on a run that has taken its last step leaves it finished (not "playing" forever) and
+  // says how to train again.
+  void playOnAFinishedRunSaysSo() {
+    TrainingPanel panel;
+    panel.show();
+    poslab::ExperimentSpec e = tinyIndirect({"rope"});
+    e.base.run.steps = 3;
+    load(panel, e);
+    click(panel, "playButton");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(panel.runStateText(), QString("finished"), kWaitMs);
+    click(panel, "playButton");
+    QCOMPARE(panel.runStateText(), QString("finished"));
+    QVERIFY(!panel.isPlaying());
+    QVERIFY2(panel.statusText().contains("rope finished: press Reset to train again"),
+             qPrintable(panel.statusText()));
+    QTest::qWait(300);
+    QCOMPARE(panel.runStateText(), QString("finished"));
+    QVERIFY(!panel.isPlaying());
+    QCOMPARE(panel.stepCount(), 3LL);
+    click(panel, "resetButton");  // Reset, then Play trains again
+    QTRY_COMPARE_WITH_TIMEOUT(panel.runStateText(), QString("paused"), kWaitMs);
+    click(panel, "playButton");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
+    QCOMPARE(panel.stepCount(), 3LL);
   }
 
   void noFamilyCheckedIsReported() {
@@ -483,8 +455,7 @@ private Q_SLOTS:
     QVERIFY(panel.selectFamilies({}));
     click(panel, "playButton");
     QCOMPARE(panel.runCount(), 0);
-    QVERIFY2(panel.statusText().contains("check 1 to 4"),
-             qPrintable(panel.statusText()));
+    QVERIFY2(panel.statusText().contains("check 1 to 4"), qPrintable(panel.statusText()));
   }
 };
 

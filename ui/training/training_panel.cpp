@@ -1,5 +1,6 @@
 #include "training/training_panel.h"
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -16,7 +17,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,24 +33,21 @@
 namespace poslab::ui {
 
 struct TrainingPanel::PendingSave {
-  int generation = 0; // the runs that were asked
-  int remaining = 0;  // answers still to come
+  int generation = 0;  // the runs that were asked
+  int remaining = 0;   // answers still to come
   std::vector<SavedCheckpoint> saved;
-  QString error; // the first failure
+  QString error;  // the first failure
   CheckpointsSaved done;
 };
 
 namespace {
-constexpr int kReplotMs =
-    40; // snapshots can arrive every few ms; the eye needs ~25 Hz
-constexpr long long kMaxAttentionLength =
-    1024; // as the explorer's map: weights stay tens of MB
-constexpr int kFamilyListHeight =
-    150; // ~6 rows: room for the options below at 860 px
+constexpr int kReplotMs = 40;  // snapshots can arrive every few ms; the eye needs ~25 Hz
+constexpr long long kMaxAttentionLength = 1024;  // as the explorer's map: weights stay tens of MB
+constexpr int kFamilyListHeight = 150;           // ~6 rows: room for the options below at 860 px
 
-QSpinBox *makeSpin(QWidget *parent, const char *name, int lo, int hi, int value,
-                   const QString &tip) {
-  auto *box = new QSpinBox(parent);
+QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, int value,
+                   const QString& tip) {
+  auto* box = new QSpinBox(parent);
   box->setObjectName(name);
   box->setRange(lo, hi);
   box->setValue(value);
@@ -58,9 +55,8 @@ QSpinBox *makeSpin(QWidget *parent, const char *name, int lo, int hi, int value,
   return box;
 }
 
-QCustomPlot *makePlot(QWidget *parent, const QString &name, const QString &x,
-                      const QString &y) {
-  auto *plot = new QCustomPlot(parent);
+QCustomPlot* makePlot(QWidget* parent, const QString& name, const QString& x, const QString& y) {
+  auto* plot = new QCustomPlot(parent);
   plot->setObjectName(name);
   stylePlot(plot, x, y);
   plot->setMinimumSize(300, 180);
@@ -69,49 +65,45 @@ QCustomPlot *makePlot(QWidget *parent, const QString &name, const QString &x,
 }
 
 // "64, 256,1024" -> {64, 256, 1024}; false on anything else.
-bool parseLengths(const QString &text, std::vector<long long> &out) {
+bool parseLengths(const QString& text, std::vector<long long>& out) {
   out.clear();
-  for (const QString &part : text.split(',', Qt::SkipEmptyParts)) {
+  for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
     bool ok = false;
     const long long v = part.trimmed().toLongLong(&ok);
-    if (!ok || v <= 0)
-      return false;
+    if (!ok || v <= 0) return false;
     out.push_back(v);
   }
   return !out.empty();
 }
-} // namespace
+}  // namespace
 
-TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
+TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   setup_.name = "live";
   setup_.base.task.id = "kernel-lm";
-  setup_.base.run.evalEvery = 50; // a point on the length curve every 50 steps
-  setup_.base.run.evalSequences =
-      32; // small evaluations keep the live view moving
-  auto *split = new QSplitter(Qt::Horizontal, this);
-  auto *outer = new QHBoxLayout(this);
+  setup_.base.run.evalEvery = 50;      // a point on the length curve every 50 steps
+  setup_.base.run.evalSequences = 32;  // small evaluations keep the live view moving
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* outer = new QHBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
   outer->addWidget(split);
 
-  // Left: the buttons, the run state and the status stay in view; the settings
-  // scroll below.
-  auto *left = new QWidget(split);
-  auto *leftLayout = new QVBoxLayout(left);
+  // Left: the buttons, the run state and the status stay in view; the settings scroll below.
+  auto* left = new QWidget(split);
+  auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
-  auto *scroll = new QScrollArea(left);
+  auto* scroll = new QScrollArea(left);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  auto *controls = new QWidget(scroll);
+  auto* controls = new QWidget(scroll);
   scroll->setWidget(controls);
-  auto *form = new QFormLayout(controls);
+  auto* form = new QFormLayout(controls);
   task_ = new QComboBox(controls);
   task_->setObjectName("task");
-  for (const auto &id : trainingTaskIds())
-    task_->addItem(QString::fromStdString(id));
+  for (const auto& id : trainingTaskIds()) task_->addItem(QString::fromStdString(id));
   task_->setCurrentText("kernel-lm");
   form->addRow(tr("task"), task_);
-  auto *taskBox = new QGroupBox(tr("task options"), controls);
-  auto *taskBoxLayout = new QVBoxLayout(taskBox);
+  auto* taskBox = new QGroupBox(tr("task options"), controls);
+  auto* taskBoxLayout = new QVBoxLayout(taskBox);
   taskOptions_ = new TaskOptionsForm(taskBox);
   taskOptions_->setObjectName("taskOptions");
   taskBoxLayout->addWidget(taskOptions_);
@@ -119,10 +111,9 @@ TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
 
   families_ = new QListWidget(controls);
   families_->setObjectName("trainFamilies");
-  families_->setToolTip(
-      tr("Check 1-4 families; they train on identical batches"));
-  for (const auto &f : familyCatalog()) {
-    auto *item = new QListWidgetItem(QString::fromStdString(f.id), families_);
+  families_->setToolTip(tr("Check 1-4 families; they train on identical batches"));
+  for (const auto& f : familyCatalog()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(f.id), families_);
     const bool on = f.id == "jordan-stabilized" || f.id == "rope";
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
@@ -158,39 +149,37 @@ TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
   form->addRow(tr("batch"), batch_);
   evalLengths_ = new QLineEdit("64,128,256", controls);
   evalLengths_->setObjectName("evalLengths");
-  evalLengths_->setToolTip(
-      tr("Comma-separated evaluation lengths, e.g. 64,256,1024"));
+  evalLengths_->setToolTip(tr("Comma-separated evaluation lengths, e.g. 64,256,1024"));
   form->addRow(tr("eval lengths"), evalLengths_);
-  evalEvery_ = makeSpin(controls, "evalEvery", 0, 1000000, 50,
-                        tr("Evaluate (and refresh the maps and samples) every "
-                           "N steps; 0: at the end"));
+  evalEvery_ =
+      makeSpin(controls, "evalEvery", 0, 1000000, 50,
+               tr("Evaluate (and refresh the maps and samples) every N steps; 0: at the end"));
   evalEvery_->setSpecialValueText(tr("at the end"));
   form->addRow(tr("eval every"), evalEvery_);
-  evalSequences_ = makeSpin(controls, "evalSequences", 1, 1000000, 32,
-                            tr("Sequences per evaluation length"));
+  evalSequences_ =
+      makeSpin(controls, "evalSequences", 1, 1000000, 32, tr("Sequences per evaluation length"));
   form->addRow(tr("eval sequences"), evalSequences_);
 
-  auto *modelBox = new QGroupBox(tr("model"), controls);
-  auto *modelForm = new QFormLayout(modelBox);
+  auto* modelBox = new QGroupBox(tr("model"), controls);
+  auto* modelForm = new QFormLayout(modelBox);
   dModel_ = makeSpin(modelBox, "dModel", 4, 4096, 64,
                      tr("Residual width C; must be a multiple of heads"));
-  heads_ = makeSpin(modelBox, "heads", 1, 64, 4,
-                    tr("Attention heads H; head size C / H"));
+  heads_ = makeSpin(modelBox, "heads", 1, 64, 4, tr("Attention heads H; head size C / H"));
   layers_ = makeSpin(modelBox, "layers", 1, 48, 2, tr("Transformer blocks"));
   positionLrScale_ = new QDoubleSpinBox(modelBox);
   positionLrScale_->setObjectName("positionLrScale");
   positionLrScale_->setDecimals(3);
   positionLrScale_->setRange(0.001, 100000);
   positionLrScale_->setValue(1);
-  positionLrScale_->setToolTip(tr(
-      "Position parameters (gamma, eta, gates, ...) train at lr times this"));
+  positionLrScale_->setToolTip(
+      tr("Position parameters (gamma, eta, gates, ...) train at lr times this"));
   modelForm->addRow(tr("d_model"), dModel_);
   modelForm->addRow(tr("heads"), heads_);
   modelForm->addRow(tr("layers"), layers_);
   modelForm->addRow(tr("position lr ×"), positionLrScale_);
   form->addRow(modelBox);
 
-  auto *buttons = new QHBoxLayout;
+  auto* buttons = new QHBoxLayout;
   playButton_ = new QPushButton(tr("Play"), left);
   playButton_->setObjectName("playButton");
   pauseButton_ = new QPushButton(tr("Pause"), left);
@@ -199,23 +188,20 @@ TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
   stepButton_->setObjectName("stepButton");
   resetButton_ = new QPushButton(tr("Reset"), left);
   resetButton_->setObjectName("resetButton");
-  for (auto *b : {playButton_, pauseButton_, stepButton_, resetButton_})
-    buttons->addWidget(b);
-  auto *stateRow = new QHBoxLayout;
+  for (auto* b : {playButton_, pauseButton_, stepButton_, resetButton_}) buttons->addWidget(b);
+  auto* stateRow = new QHBoxLayout;
   stepLabel_ = new QLabel(tr("step 0"), left);
   stepLabel_->setObjectName("stepLabel");
   runState_ = new QLabel(tr("not started"), left);
   runState_->setObjectName("runState");
   runState_->setWordWrap(true);
-  runState_->setToolTip(
-      tr("playing, paused, finished, or diverged (the run paused itself)"));
+  runState_->setToolTip(tr("playing, paused, finished, or diverged (the run paused itself)"));
   stateRow->addWidget(stepLabel_);
   stateRow->addWidget(runState_, 1);
   status_ = new QLabel(left);
   status_->setObjectName("trainingStatus");
   status_->setWordWrap(true);
-  status_->setTextInteractionFlags(
-      Qt::TextSelectableByMouse); // messages can be copied
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // messages can be copied
   leftLayout->addLayout(buttons);
   leftLayout->addLayout(stateRow);
   leftLayout->addWidget(status_);
@@ -223,24 +209,21 @@ TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
 
   viewTabs_ = new QTabWidget(split);
   viewTabs_->setObjectName("trainingViews");
-  auto *plots = new QWidget(viewTabs_);
-  auto *plotsLayout = new QVBoxLayout(plots);
+  auto* plots = new QWidget(viewTabs_);
+  auto* plotsLayout = new QVBoxLayout(plots);
   plotsLayout->setContentsMargins(0, 0, 0, 0);
   lossPlot_ = makePlot(plots, "lossPlot", tr("step"), tr("training loss"));
-  accuracyPlot_ =
-      makePlot(plots, "accuracyPlot", tr("step"), tr("training accuracy"));
-  auto *evalRow = new QHBoxLayout;
+  accuracyPlot_ = makePlot(plots, "accuracyPlot", tr("step"), tr("training accuracy"));
+  auto* evalRow = new QHBoxLayout;
   evalMetric_ = new QComboBox(plots);
   evalMetric_->setObjectName("evalMetric");
   evalMetric_->addItems({tr("accuracy"), tr("loss")});
   evalRow->addWidget(new QLabel(tr("evaluation vs length:"), plots));
   evalRow->addWidget(evalMetric_);
   evalRow->addStretch(1);
-  evalPlot_ =
-      makePlot(plots, "evalPlot", tr("evaluation length T"), tr("accuracy"));
+  evalPlot_ = makePlot(plots, "evalPlot", tr("evaluation length T"), tr("accuracy"));
   setLogAxis(evalPlot_->xAxis, true);
-  evalPlot_->xAxis->setNumberFormat(
-      "f"); // lengths read better as 64, 256, 1024 than 10^n
+  evalPlot_->xAxis->setNumberFormat("f");  // lengths read better as 64, 256, 1024 than 10^n
   plotsLayout->addWidget(lossPlot_, 1);
   plotsLayout->addWidget(accuracyPlot_, 1);
   plotsLayout->addLayout(evalRow);
@@ -252,8 +235,7 @@ TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
   viewTabs_->addTab(positionView_, tr("Position parameters"));
   viewTabs_->addTab(attentionView_, tr("Attention"));
   viewTabs_->addTab(sampleView_, tr("Samples"));
-  // The controls scroll vertically only: wide enough for the button row, never
-  // cut.
+  // The controls scroll vertically only: wide enough for the button row, never cut.
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(controls->minimumSizeHint().width() +
                           scroll->verticalScrollBar()->sizeHint().width());
@@ -269,81 +251,69 @@ TrainingPanel::TrainingPanel(QWidget *parent) : QWidget(parent) {
   connect(pauseButton_, &QPushButton::clicked, this, &TrainingPanel::pause);
   connect(stepButton_, &QPushButton::clicked, this, &TrainingPanel::stepOnce);
   connect(resetButton_, &QPushButton::clicked, this, &TrainingPanel::reset);
-  connect(task_, &QComboBox::currentTextChanged, this,
-          &TrainingPanel::onTaskChanged);
+  connect(task_, &QComboBox::currentTextChanged, this, &TrainingPanel::onTaskChanged);
   connect(trainLength_, &QSpinBox::valueChanged, this, [this] {
     taskOptions_->setContext(trainLength_->value(), setup_.base.task.headDim);
     updateSampleLengths();
   });
-  connect(evalLengths_, &QLineEdit::textChanged, this,
-          &TrainingPanel::updateSampleLengths);
+  connect(evalLengths_, &QLineEdit::textChanged, this, &TrainingPanel::updateSampleLengths);
   connect(attentionView_, &ModelAttentionView::requestChanged, this,
           &TrainingPanel::sendAttentionRequest);
-  connect(sampleView_, &SampleView::requestChanged, this,
-          &TrainingPanel::sendSamplesRequest);
+  connect(sampleView_, &SampleView::requestChanged, this, &TrainingPanel::sendSamplesRequest);
   onTaskChanged();
   updateSampleLengths();
   connect(evalMetric_, &QComboBox::currentIndexChanged, this, [this] {
     evalPlot_->yAxis->setLabel(evalMetric_->currentText());
-    for (size_t i = 0; i < runs_.size(); ++i)
-      onSnapshot(static_cast<int>(i), Snapshot{});
+    for (size_t i = 0; i < runs_.size(); ++i) onSnapshot(static_cast<int>(i), Snapshot{});
   });
 }
 
 TrainingPanel::~TrainingPanel() {
-  pendingSave_.reset(); // nobody to tell any more
+  pendingSave_.reset();  // nobody to tell any more
   clearRuns();
 }
 
 long long TrainingPanel::stepCount() const {
-  if (states_.empty())
-    return 0;
+  if (states_.empty()) return 0;
   long long s = states_.front().step;
-  for (const RunState &r : states_)
-    s = std::min(s, r.step);
+  for (const RunState& r : states_) s = std::min(s, r.step);
   return s;
 }
 
 bool TrainingPanel::isPlaying() const {
-  return std::any_of(runs_.begin(), runs_.end(),
-                     [](const auto &r) { return r->isPlaying(); });
+  return std::any_of(runs_.begin(), runs_.end(), [](const auto& r) { return r->isPlaying(); });
 }
 
 bool TrainingPanel::allFinished() const {
   return !states_.empty() &&
-         std::all_of(states_.begin(), states_.end(),
-                     [](const RunState &s) { return s.finished; });
+         std::all_of(states_.begin(), states_.end(), [](const RunState& s) { return s.finished; });
 }
 
-bool TrainingPanel::selectFamilies(const std::vector<std::string> &ids) {
-  for (const auto &id : ids)
-    if (families_->findItems(QString::fromStdString(id), Qt::MatchExactly)
-            .isEmpty())
-      return false;
+bool TrainingPanel::selectFamilies(const std::vector<std::string>& ids) {
+  for (const auto& id : ids)
+    if (families_->findItems(QString::fromStdString(id), Qt::MatchExactly).isEmpty()) return false;
   for (int i = 0; i < families_->count(); ++i) {
-    QListWidgetItem *item = families_->item(i);
-    const bool on = std::find(ids.begin(), ids.end(),
-                              item->text().toStdString()) != ids.end();
+    QListWidgetItem* item = families_->item(i);
+    const bool on = std::find(ids.begin(), ids.end(), item->text().toStdString()) != ids.end();
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
   return true;
 }
 
-QString TrainingPanel::statusText() const { return status_->text(); }
+QString TrainingPanel::statusText() const {
+  return status_->text();
+}
 
 poslab::ExperimentSpec TrainingPanel::experiment() const {
   poslab::ExperimentSpec e = setup_;
-  TrainConfig &c = e.base;
+  TrainConfig& c = e.base;
   c.task.id = task_->currentText().toStdString();
-  if (c.task.id != setup_.base.task.id)
-    e.variants.clear(); // the setup's variants are its task's
-  // The form shows this task (onTaskChanged); text that is not a number falls
-  // back to the default here, and specsFromControls refuses it with a message
-  // before anything runs.
+  if (c.task.id != setup_.base.task.id) e.variants.clear();  // the setup's variants are its task's
+  // The form shows this task (onTaskChanged); text that is not a number falls back to the
+  // default here, and specsFromControls refuses it with a message before anything runs.
   if (taskOptions_->taskId() == c.task.id) {
     TaskConfig t = c.task;
-    if (taskOptions_->write(t, nullptr))
-      c.task = t;
+    if (taskOptions_->write(t, nullptr)) c.task = t;
   }
   c.model.dModel = dModel_->value();
   c.model.heads = heads_->value();
@@ -358,8 +328,7 @@ poslab::ExperimentSpec TrainingPanel::experiment() const {
   c.task.trainLength = trainLength_->value();
   c.optim.batch = batch_->value();
   std::vector<long long> lengths;
-  if (parseLengths(evalLengths_->text(), lengths))
-    c.run.evalLengths = lengths;
+  if (parseLengths(evalLengths_->text(), lengths)) c.run.evalLengths = lengths;
   e.families.clear();
   for (int i = 0; i < families_->count(); ++i)
     if (families_->item(i)->checkState() == Qt::Checked)
@@ -367,24 +336,20 @@ poslab::ExperimentSpec TrainingPanel::experiment() const {
   return e;
 }
 
-QString
-TrainingPanel::experimentProblem(const poslab::ExperimentSpec &spec) const {
+QString TrainingPanel::experimentProblem(const poslab::ExperimentSpec& spec) const {
   if (task_->findText(QString::fromStdString(spec.base.task.id)) < 0)
-    return tr("unknown task '%1'")
-        .arg(QString::fromStdString(spec.base.task.id));
+    return tr("unknown task '%1'").arg(QString::fromStdString(spec.base.task.id));
   if (spec.families.empty() || spec.families.size() > kMaxFamilies)
     return tr("a training setup needs 1 to %1 families (it has %2)")
         .arg(kMaxFamilies)
         .arg(spec.families.size());
-  for (const auto &f : spec.families)
-    if (families_->findItems(QString::fromStdString(f), Qt::MatchExactly)
-            .isEmpty())
+  for (const auto& f : spec.families)
+    if (families_->findItems(QString::fromStdString(f), Qt::MatchExactly).isEmpty())
       return tr("unknown family '%1'").arg(QString::fromStdString(f));
   return {};
 }
 
-bool TrainingPanel::setExperiment(const poslab::ExperimentSpec &spec,
-                                  QString *error) {
+bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* error) {
   const QString problem = experimentProblem(spec);
   if (!problem.isEmpty()) {
     *error = problem;
@@ -393,13 +358,12 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec &spec,
   clearRuns();
   clearCurves();
   setup_ = spec;
-  const TrainConfig &c = spec.base;
+  const TrainConfig& c = spec.base;
   task_->setCurrentText(QString::fromStdString(c.task.id));
   selectFamilies(spec.families);
   steps_->setValue(static_cast<int>(c.run.steps));
   lr_->setValue(c.optim.lr);
-  seed_->setValue(
-      static_cast<int>(spec.seeds.empty() ? c.run.seed : spec.seeds.front()));
+  seed_->setValue(static_cast<int>(spec.seeds.empty() ? c.run.seed : spec.seeds.front()));
   trainLength_->setValue(static_cast<int>(c.task.trainLength));
   batch_->setValue(static_cast<int>(c.optim.batch));
   dModel_->setValue(static_cast<int>(c.model.dModel));
@@ -408,48 +372,41 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec &spec,
   positionLrScale_->setValue(c.optim.positionLrScale);
   evalEvery_->setValue(static_cast<int>(c.run.evalEvery));
   evalSequences_->setValue(static_cast<int>(c.run.evalSequences));
-  onTaskChanged(); // the setup's options (the task combo may not have changed)
+  onTaskChanged();  // the setup's options (the task combo may not have changed)
   QStringList lengths;
-  for (long long l : c.run.evalLengths)
-    lengths << QString::number(l);
+  for (long long l : c.run.evalLengths) lengths << QString::number(l);
   evalLengths_->setText(lengths.join(','));
   stepLabel_->setText(tr("step 0"));
-  setStatus(spec.name.empty() ? QString()
-                              : tr("loaded '%1': press Play")
-                                    .arg(QString::fromStdString(spec.name)));
+  setStatus(spec.name.empty()
+                ? QString()
+                : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
   return true;
 }
 
-std::vector<TrainingRunSpec>
-TrainingPanel::specsFromControls(QString *error) const {
+std::vector<TrainingRunSpec> TrainingPanel::specsFromControls(QString* error) const {
   std::vector<long long> lengths;
   if (!parseLengths(evalLengths_->text(), lengths)) {
-    *error = tr("eval lengths '%1' is not a list of positive integers (e.g. "
-                "64,256,1024)")
+    *error = tr("eval lengths '%1' is not a list of positive integers (e.g. 64,256,1024)")
                  .arg(evalLengths_->text());
     return {};
   }
   {
     TaskConfig t;
-    if (!taskOptions_->write(t, error))
-      return {};
+    if (!taskOptions_->write(t, error)) return {};
   }
   const poslab::ExperimentSpec e = experiment();
   if (e.families.empty() || e.families.size() > kMaxFamilies) {
-    *error = tr("check 1 to %1 families (%2 checked)")
-                 .arg(kMaxFamilies)
-                 .arg(e.families.size());
+    *error = tr("check 1 to %1 families (%2 checked)").arg(kMaxFamilies).arg(e.families.size());
     return {};
   }
   std::vector<TrainingRunSpec> specs;
-  for (const std::string &family : e.families) {
+  for (const std::string& family : e.families) {
     TrainingRunSpec s;
     s.config = e.base;
     s.config.model.family = family;
     auto fp = e.familyParams.find(family);
     if (fp != e.familyParams.end())
-      for (const auto &[k, v] : fp->second)
-        s.config.model.familyParams[k] = v;
+      for (const auto& [k, v] : fp->second) s.config.model.familyParams[k] = v;
     specs.push_back(s);
   }
   return specs;
@@ -463,10 +420,8 @@ bool TrainingPanel::ensureRuns() {
     return false;
   }
   bool same = specs.size() == runs_.size();
-  for (size_t i = 0; same && i < specs.size(); ++i)
-    same = runs_[i]->spec() == specs[i];
-  if (same)
-    return true;
+  for (size_t i = 0; same && i < specs.size(); ++i) same = runs_[i]->spec() == specs[i];
+  if (same) return true;
   clearRuns();
   clearCurves();
   try {
@@ -475,7 +430,7 @@ bool TrainingPanel::ensureRuns() {
       connectRun(run.get());
       runs_.push_back(std::move(run));
     }
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     clearRuns();
     setStatus(tr("cannot start training: %1").arg(QString::fromUtf8(e.what())));
     return false;
@@ -488,61 +443,50 @@ bool TrainingPanel::ensureRuns() {
   return true;
 }
 
-void TrainingPanel::connectRun(TrainingRun *run) {
+void TrainingPanel::connectRun(TrainingRun* run) {
   const int generation = generation_;
-  // A step in flight when clearRuns() joined the old workers still emits its
-  // snapshot; it must not land on the new runs (their step, curves and diverged
-  // state).
+  // A step in flight when clearRuns() joined the old workers still emits its snapshot; it must
+  // not land on the new runs (their step, curves and diverged state).
   connect(
       run, &TrainingRun::snapshot, this,
-      [this, generation](int index, const poslab::Snapshot &s) {
-        if (generation != generation_)
-          return;
+      [this, generation](int index, const poslab::Snapshot& s) {
+        if (generation != generation_) return;
         onSnapshot(index, s);
       },
       Qt::QueuedConnection);
   connect(
       run, &TrainingRun::attentionReady, this,
-      [this, generation](int index, const TrainingAttention &a) {
-        if (generation != generation_)
-          return; // an answer from runs since replaced
+      [this, generation](int index, const TrainingAttention& a) {
+        if (generation != generation_) return;  // an answer from runs since replaced
         attentionInFlight_ = false;
-        if (index == attentionView_->run())
-          attentionView_->showAttention(a);
-        if (attentionPending_)
-          sendAttentionRequest();
+        if (index == attentionView_->run()) attentionView_->showAttention(a);
+        if (attentionPending_) sendAttentionRequest();
       },
       Qt::QueuedConnection);
   connect(
       run, &TrainingRun::samplesReady, this,
-      [this, generation](int index, const TrainingSamples &samples) {
-        if (generation != generation_)
-          return;
+      [this, generation](int index, const TrainingSamples& samples) {
+        if (generation != generation_) return;
         samplesInFlight_ = false;
-        if (index == sampleView_->run())
-          sampleView_->showSamples(samples);
-        if (samplesPending_)
-          sendSamplesRequest();
+        if (index == sampleView_->run()) sampleView_->showSamples(samples);
+        if (samplesPending_) sendSamplesRequest();
       },
       Qt::QueuedConnection);
   connect(
       run, &TrainingRun::checkpointSaved, this,
-      [this, generation](int index, const QString &path, long long step,
-                         const QString &error) {
-        if (generation != generation_)
-          return; // clearRuns already answered that save
+      [this, generation](int index, const QString& path, long long step, const QString& error) {
+        if (generation != generation_) return;  // clearRuns already answered that save
         onCheckpointSaved(index, path, step, error);
       },
       Qt::QueuedConnection);
 }
 
-void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec> &specs) {
+void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   states_.assign(runs_.size(), RunState{});
   lastEval_.assign(runs_.size(), {});
   lastSnapshot_.assign(runs_.size(), Snapshot{});
   QStringList families;
-  for (const auto &spec : specs)
-    families << QString::fromStdString(spec.config.model.family);
+  for (const auto& spec : specs) families << QString::fromStdString(spec.config.model.family);
   positionView_->setRuns(families);
   attentionView_->setRuns(families);
   sampleView_->setRuns(families);
@@ -553,7 +497,7 @@ void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec> &specs) {
     c.loss = lossPlot_->addGraph();
     c.accuracy = accuracyPlot_->addGraph();
     c.eval = evalPlot_->addGraph();
-    for (QCPGraph *g : {c.loss, c.accuracy, c.eval}) {
+    for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) {
       g->setName(name);
       g->setPen(pen);
     }
@@ -562,22 +506,18 @@ void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec> &specs) {
   }
 }
 
-bool TrainingPanel::saveCheckpoints(const QStringList &paths,
-                                    CheckpointsSaved done, QString *error) {
+bool TrainingPanel::saveCheckpoints(const QStringList& paths, CheckpointsSaved done,
+                                    QString* error) {
   if (runs_.empty()) {
-    *error = tr("nothing has been trained yet: press Play or Step in the "
-                "training tab first");
+    *error = tr("nothing has been trained yet: press Play or Step in the training tab first");
     return false;
   }
   if (paths.size() != static_cast<qsizetype>(runs_.size())) {
-    *error = tr("%1 checkpoint paths for %2 runs")
-                 .arg(paths.size())
-                 .arg(runs_.size());
+    *error = tr("%1 checkpoint paths for %2 runs").arg(paths.size()).arg(runs_.size());
     return false;
   }
   if (pendingSave_) {
-    *error = tr("the checkpoints of an earlier save are still being written; "
-                "try again shortly");
+    *error = tr("the checkpoints of an earlier save are still being written; try again shortly");
     return false;
   }
   auto pending = std::make_unique<PendingSave>();
@@ -589,25 +529,21 @@ bool TrainingPanel::saveCheckpoints(const QStringList &paths,
     if (!runs_[i]->saveCheckpoint(paths[static_cast<qsizetype>(i)])) {
       --pendingSave_->remaining;
       if (pendingSave_->error.isEmpty())
-        pendingSave_->error =
-            tr("cannot save checkpoint %1: the run has stopped")
-                .arg(paths[static_cast<qsizetype>(i)]);
+        pendingSave_->error = tr("cannot save checkpoint %1: the run has stopped")
+                                  .arg(paths[static_cast<qsizetype>(i)]);
     }
   }
   setStatus(tr("saving %1 checkpoint(s)…").arg(runs_.size()));
-  if (pendingSave_->remaining == 0)
-    failPendingSave(pendingSave_->error);
+  if (pendingSave_->remaining == 0) failPendingSave(pendingSave_->error);
   return true;
 }
 
-void TrainingPanel::onCheckpointSaved(int index, const QString &path,
-                                      long long step, const QString &error) {
-  if (!pendingSave_ || pendingSave_->generation != generation_)
-    return;
-  PendingSave &p = *pendingSave_;
+void TrainingPanel::onCheckpointSaved(int index, const QString& path, long long step,
+                                      const QString& error) {
+  if (!pendingSave_ || pendingSave_->generation != generation_) return;
+  PendingSave& p = *pendingSave_;
   if (!error.isEmpty()) {
-    if (p.error.isEmpty())
-      p.error = error;
+    if (p.error.isEmpty()) p.error = error;
   } else {
     SavedCheckpoint c;
     c.run = index;
@@ -616,31 +552,23 @@ void TrainingPanel::onCheckpointSaved(int index, const QString &path,
     c.step = step;
     p.saved.push_back(c);
   }
-  if (--p.remaining > 0)
-    return;
+  if (--p.remaining > 0) return;
   std::sort(p.saved.begin(), p.saved.end(),
-            [](const SavedCheckpoint &a, const SavedCheckpoint &b) {
-              return a.run < b.run;
-            });
+            [](const SavedCheckpoint& a, const SavedCheckpoint& b) { return a.run < b.run; });
   std::unique_ptr<PendingSave> finished = std::move(pendingSave_);
-  setStatus(finished->error.isEmpty()
-                ? tr("saved %1 checkpoint(s)").arg(finished->saved.size())
-                : finished->error);
-  if (finished->done)
-    finished->done(finished->saved, finished->error);
+  setStatus(finished->error.isEmpty() ? tr("saved %1 checkpoint(s)").arg(finished->saved.size())
+                                      : finished->error);
+  if (finished->done) finished->done(finished->saved, finished->error);
 }
 
-void TrainingPanel::failPendingSave(const QString &error) {
-  if (!pendingSave_)
-    return;
+void TrainingPanel::failPendingSave(const QString& error) {
+  if (!pendingSave_) return;
   std::unique_ptr<PendingSave> failed = std::move(pendingSave_);
-  if (failed->done)
-    failed->done({}, error);
+  if (failed->done) failed->done({}, error);
 }
 
-bool TrainingPanel::setExperimentWithCheckpoints(
-    const poslab::ExperimentSpec &spec, const QStringList &checkpoints,
-    QString *error) {
+bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
+                                                 const QStringList& checkpoints, QString* error) {
   const QString problem = experimentProblem(spec);
   if (!problem.isEmpty()) {
     *error = problem;
@@ -652,39 +580,32 @@ bool TrainingPanel::setExperimentWithCheckpoints(
                  .arg(checkpoints.size());
     return false;
   }
-  // Everything that can fail happens before anything changes: load each file,
-  // check its config.
+  // Everything that can fail happens before anything changes: load each file, check its config.
   std::vector<std::unique_ptr<TrainedModel>> models;
   for (qsizetype i = 0; i < checkpoints.size(); ++i) {
-    const QString &path = checkpoints[i];
-    const std::string &family = spec.families[static_cast<size_t>(i)];
+    const QString& path = checkpoints[i];
+    const std::string& family = spec.families[static_cast<size_t>(i)];
     try {
       models.push_back(TrainedModel::load(path.toStdString()));
-    } catch (const std::exception &e) {
-      *error = QString::fromUtf8(e.what()); // core's message names the file
+    } catch (const std::exception& e) {
+      *error = QString::fromUtf8(e.what());  // core's message names the file
       return false;
     }
-    // The config this family's run gets from the setup (as specsFromControls
-    // builds it).
+    // The config this family's run gets from the setup (as specsFromControls builds it).
     poslab::TrainConfig expected = spec.base;
     expected.model.family = family;
-    if (!spec.seeds.empty())
-      expected.run.seed = spec.seeds.front();
+    if (!spec.seeds.empty()) expected.run.seed = spec.seeds.front();
     auto fp = spec.familyParams.find(family);
     if (fp != spec.familyParams.end())
-      for (const auto &[k, v] : fp->second)
-        expected.model.familyParams[k] = v;
-    const QString mismatch =
-        trainConfigMismatch(expected, models.back()->config());
+      for (const auto& [k, v] : fp->second) expected.model.familyParams[k] = v;
+    const QString mismatch = trainConfigMismatch(expected, models.back()->config());
     if (!mismatch.isEmpty()) {
       *error = tr("checkpoint %1 was not trained with this setup's %2 run: %3")
-                   .arg(QDir::toNativeSeparators(path),
-                        QString::fromStdString(family), mismatch);
+                   .arg(QDir::toNativeSeparators(path), QString::fromStdString(family), mismatch);
       return false;
     }
   }
-  if (!setExperiment(spec, error))
-    return false; // checked above: does not refuse
+  if (!setExperiment(spec, error)) return false;  // checked above: does not refuse
   QString specError;
   const std::vector<TrainingRunSpec> specs = specsFromControls(&specError);
   if (specs.size() != models.size()) {
@@ -693,12 +614,11 @@ bool TrainingPanel::setExperimentWithCheckpoints(
   }
   try {
     for (size_t i = 0; i < specs.size(); ++i) {
-      auto run = std::make_unique<TrainingRun>(static_cast<int>(i), specs[i],
-                                               std::move(models[i]));
+      auto run = std::make_unique<TrainingRun>(static_cast<int>(i), specs[i], std::move(models[i]));
       connectRun(run.get());
       runs_.push_back(std::move(run));
     }
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     clearRuns();
     *error = tr("cannot start training: %1").arg(QString::fromUtf8(e.what()));
     return false;
@@ -709,25 +629,20 @@ bool TrainingPanel::setExperimentWithCheckpoints(
     const long long step = runs_[i]->stepCount();
     states_[i].step = step;
     states_[i].finished = step >= specs[i].config.run.steps;
-    at << tr("%1 at step %2")
-              .arg(QString::fromStdString(specs[i].config.model.family))
-              .arg(step);
+    at << tr("%1 at step %2").arg(QString::fromStdString(specs[i].config.model.family)).arg(step);
   }
   stepLabel_->setText(tr("step %1").arg(stepCount()));
   updateRunState();
-  requestInspection(); // the trained model's maps and samples
-  setStatus(tr("loaded trained models (%1): press Play to continue")
-                .arg(at.join(", ")));
+  requestInspection();  // the trained model's maps and samples
+  setStatus(tr("loaded trained models (%1): press Play to continue").arg(at.join(", ")));
   return true;
 }
 
 void TrainingPanel::clearRuns() {
-  runs_.clear(); // each destructor stops and joins its worker
-  ++generation_; // answers still queued from those runs are dropped
-  failPendingSave(
-      tr("the runs were replaced before their checkpoints were saved"));
-  attentionInFlight_ = attentionPending_ = samplesInFlight_ = samplesPending_ =
-      false;
+  runs_.clear();  // each destructor stops and joins its worker
+  ++generation_;  // answers still queued from those runs are dropped
+  failPendingSave(tr("the runs were replaced before their checkpoints were saved"));
+  attentionInFlight_ = attentionPending_ = samplesInFlight_ = samplesPending_ = false;
   states_.clear();
   lastEval_.clear();
   lastSnapshot_.clear();
@@ -736,12 +651,11 @@ void TrainingPanel::clearRuns() {
     attentionView_->setRuns({});
     sampleView_->setRuns({});
   }
-  if (runState_)
-    runState_->setText(tr("not started"));
+  if (runState_) runState_->setText(tr("not started"));
 }
 
 void TrainingPanel::clearCurves() {
-  for (QCustomPlot *p : {lossPlot_, accuracyPlot_, evalPlot_}) {
+  for (QCustomPlot* p : {lossPlot_, accuracyPlot_, evalPlot_}) {
     p->clearGraphs();
     p->replot();
   }
@@ -749,134 +663,120 @@ void TrainingPanel::clearCurves() {
 }
 
 void TrainingPanel::play() {
-  if (!ensureRuns())
-    return;
-  QStringList skipped;
+  if (!ensureRuns()) return;
+  QStringList diverged, finished;
   for (size_t i = 0; i < runs_.size(); ++i) {
-    // A diverged run would fail the same step again (same weights, same batch).
+    const QString family = QString::fromStdString(runs_[i]->spec().config.model.family);
+    // A diverged run would fail the same step again (same weights, same batch); a finished one
+    // would not step at all, and its worker sends no snapshot to say so.
     if (states_[i].diverged)
-      skipped << QString::fromStdString(runs_[i]->spec().config.model.family);
+      diverged << family;
+    else if (states_[i].finished)
+      finished << family;
     else
       runs_[i]->play();
   }
-  if (!skipped.isEmpty())
-    setStatus(tr("%1 diverged and stays paused: press Reset to start again")
-                  .arg(skipped.join(", ")));
+  QStringList messages;
+  if (!diverged.isEmpty())
+    messages
+        << tr("%1 diverged and stays paused: press Reset to start again").arg(diverged.join(", "));
+  if (!finished.isEmpty())
+    messages << tr("%1 finished: press Reset to train again").arg(finished.join(", "));
+  if (!messages.isEmpty()) setStatus(messages.join(QStringLiteral("; ")));
   updateRunState();
 }
 
 void TrainingPanel::pause() {
-  for (auto &r : runs_)
-    r->pause();
+  for (auto& r : runs_) r->pause();
   updateRunState();
-  requestInspection(); // queued behind the step in flight: the paused model
+  requestInspection();  // queued behind the step in flight: the paused model
 }
 
 void TrainingPanel::stepOnce() {
-  if (!ensureRuns())
-    return;
+  if (!ensureRuns()) return;
   for (size_t i = 0; i < runs_.size(); ++i)
-    if (!states_[i].diverged)
-      runs_[i]->stepOnce();
-  updateRunState(); // maps and samples follow the step's snapshot (onSnapshot)
+    if (!states_[i].diverged) runs_[i]->stepOnce();
+  updateRunState();  // maps and samples follow the step's snapshot (onSnapshot)
 }
 
 void TrainingPanel::reset() {
-  for (auto &r : runs_)
-    r->reset();
-  for (auto &s : states_)
-    s = RunState{};
-  for (auto &e : lastEval_)
-    e.clear();
-  for (auto &s : lastSnapshot_)
-    s = Snapshot{};
-  for (const Curves &c : curves_)
-    for (QCPGraph *g : {c.loss, c.accuracy, c.eval})
-      g->data()->clear();
+  for (auto& r : runs_) r->reset();
+  for (auto& s : states_) s = RunState{};
+  for (auto& e : lastEval_) e.clear();
+  for (auto& s : lastSnapshot_) s = Snapshot{};
+  for (const Curves& c : curves_)
+    for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
   stepLabel_->setText(tr("step 0"));
   positionView_->clearHistory();
   updateRunState();
   replot();
 }
 
-void TrainingPanel::onSnapshot(int index, const poslab::Snapshot &s) {
-  if (index < 0 || index >= static_cast<int>(curves_.size()))
-    return; // a run since removed
+void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
+  if (index < 0 || index >= static_cast<int>(curves_.size())) return;  // a run since removed
   const size_t i = static_cast<size_t>(index);
-  const Curves &c = curves_[i];
-  const QString family =
-      QString::fromStdString(runs_[i]->spec().config.model.family);
-  bool inspect = false; // refresh the maps and samples after this snapshot
+  const Curves& c = curves_[i];
+  const QString family = QString::fromStdString(runs_[i]->spec().config.model.family);
+  bool inspect = false;  // refresh the maps and samples after this snapshot
   if (s.message == "reset") {
-    for (QCPGraph *g : {c.loss, c.accuracy, c.eval})
-      g->data()->clear();
+    for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
     states_[i] = RunState{};
     lastSnapshot_[i] = Snapshot{};
-    positionView_->addSnapshot(index,
-                               s); // the fresh model's parameters at step 0
+    positionView_->addSnapshot(index, s);  // the fresh model's parameters at step 0
     inspect = true;
   } else if (s.diverged) {
     // The worker paused itself and left the weights as before the failed step.
     states_[i].finished = states_[i].diverged = true;
-    setStatus(tr("%1 paused itself: %2")
-                  .arg(family, QString::fromStdString(s.message)));
+    setStatus(tr("%1 paused itself: %2").arg(family, QString::fromStdString(s.message)));
     inspect = true;
   } else {
     if (s.step > 0) {
       states_[i].step = s.step;
       lastSnapshot_[i] = s;
       positionView_->addSnapshot(index, s);
-      if (std::isfinite(s.loss))
-        c.loss->addData(static_cast<double>(s.step), s.loss);
-      if (std::isfinite(s.accuracy))
-        c.accuracy->addData(static_cast<double>(s.step), s.accuracy);
+      if (std::isfinite(s.loss)) c.loss->addData(static_cast<double>(s.step), s.loss);
+      if (std::isfinite(s.accuracy)) c.accuracy->addData(static_cast<double>(s.step), s.accuracy);
     }
     // The last step: the run will not step again.
-    if ((s.step > 0 && s.step >= runs_[i]->spec().config.run.steps) ||
-        s.message == "finished")
+    if ((s.step > 0 && s.step >= runs_[i]->spec().config.run.steps) || s.message == "finished")
       states_[i].finished = true;
     if (!s.message.empty())
-      setStatus(QStringLiteral("%1: %2").arg(
-          family, QString::fromStdString(s.message)));
-    // After an evaluation, the last step, or a step while paused (Step, or the
-    // one in flight at Pause): the model the user is looking at changed.
-    inspect = !s.eval.empty() || states_[i].finished ||
-              (s.step > 0 && !runs_[i]->isPlaying());
+      setStatus(QStringLiteral("%1: %2").arg(family, QString::fromStdString(s.message)));
+    // After an evaluation, the last step, or a step while paused (Step, or the one in flight at
+    // Pause): the model the user is looking at changed.
+    inspect = !s.eval.empty() || states_[i].finished || (s.step > 0 && !runs_[i]->isPlaying());
   }
-  if (!s.eval.empty())
-    lastEval_[i] = s.eval;
+  if (!s.eval.empty()) lastEval_[i] = s.eval;
   // The eval curve shows the latest evaluation in the chosen metric.
   const bool accuracy = evalMetric_->currentIndex() == 0;
   QVector<double> lengths, values;
-  for (const EvalResult &e : lastEval_[i]) {
+  for (const EvalResult& e : lastEval_[i]) {
     const double v = accuracy ? e.accuracy : e.loss;
-    if (!std::isfinite(v))
-      continue;
+    if (!std::isfinite(v)) continue;
     lengths.push_back(static_cast<double>(e.length));
     values.push_back(v);
   }
   c.eval->setData(lengths, values, true);
   stepLabel_->setText(tr("step %1").arg(stepCount()));
   updateRunState();
-  if (inspect)
-    requestInspection();
-  if (!replotTimer_.isActive())
-    replotTimer_.start();
+  if (inspect) requestInspection();
+  if (!replotTimer_.isActive()) replotTimer_.start();
   Q_EMIT snapshotShown();
 }
 
 void TrainingPanel::replot() {
   positionView_->replot();
-  for (QCustomPlot *p : {lossPlot_, accuracyPlot_, evalPlot_}) {
+  for (QCustomPlot* p : {lossPlot_, accuracyPlot_, evalPlot_}) {
     p->rescaleAxes();
     p->yAxis->scaleRange(1.1);
-    if (p == evalPlot_)
-      p->xAxis->scaleRange(1.2); // end points off the frame (log axis)
+    if (p == evalPlot_) p->xAxis->scaleRange(1.2);  // end points off the frame (log axis)
     p->replot();
   }
 }
 
-QString TrainingPanel::runStateText() const { return runState_->text(); }
+QString TrainingPanel::runStateText() const {
+  return runState_->text();
+}
 
 void TrainingPanel::updateRunState() {
   if (runs_.empty()) {
@@ -885,7 +785,7 @@ void TrainingPanel::updateRunState() {
   }
   QStringList each;
   for (size_t i = 0; i < runs_.size(); ++i) {
-    const RunState &st = states_[i];
+    const RunState& st = states_[i];
     if (st.diverged)
       each << tr("diverged at step %1, paused").arg(st.step);
     else if (runs_[i]->isPlaying())
@@ -902,8 +802,7 @@ void TrainingPanel::updateRunState() {
   QStringList parts;
   for (size_t i = 0; i < runs_.size(); ++i)
     parts << QStringLiteral("%1: %2").arg(
-        QString::fromStdString(runs_[i]->spec().config.model.family),
-        each[static_cast<int>(i)]);
+        QString::fromStdString(runs_[i]->spec().config.model.family), each[static_cast<int>(i)]);
   runState_->setText(parts.join(QStringLiteral(" · ")));
 }
 
@@ -915,26 +814,21 @@ void TrainingPanel::onTaskChanged() {
   } else {
     t.id = id;
     const auto kernels = taskKernelChoices(id);
-    if (!kernels.empty())
-      t.kernel = kernels.front(); // mixed_raw / phase, as the CLI
+    if (!kernels.empty()) t.kernel = kernels.front();  // mixed_raw / phase, as the CLI
   }
   t.trainLength = trainLength_->value();
-  t.headDim = setup_.base.task
-                  .headDim; // the task reads its own head_dim (kernel-lm omega)
+  t.headDim = setup_.base.task.headDim;  // the task reads its own head_dim (kernel-lm omega)
   taskOptions_->setConfig(t);
 }
 
 void TrainingPanel::updateSampleLengths() {
-  // The train length and the evaluation lengths: maps show what the model does
-  // beyond training. The worker materialises (layers, H, T, T) weights, so
-  // lengths stop at kMaxAttentionLength.
-  std::vector<long long> lengths{
-      std::min<long long>(trainLength_->value(), kMaxAttentionLength)};
+  // The train length and the evaluation lengths: maps show what the model does beyond training.
+  // The worker materialises (layers, H, T, T) weights, so lengths stop at kMaxAttentionLength.
+  std::vector<long long> lengths{std::min<long long>(trainLength_->value(), kMaxAttentionLength)};
   std::vector<long long> evals;
   if (parseLengths(evalLengths_->text(), evals))
     for (long long l : evals)
-      if (l <= kMaxAttentionLength)
-        lengths.push_back(l);
+      if (l <= kMaxAttentionLength) lengths.push_back(l);
   attentionView_->setLengths(lengths);
 }
 
@@ -945,9 +839,8 @@ void TrainingPanel::requestInspection() {
 
 void TrainingPanel::sendAttentionRequest() {
   const int i = attentionView_->run();
-  if (i < 0 || i >= static_cast<int>(runs_.size()))
-    return;
-  if (attentionInFlight_) { // one at a time: the answer sends the next
+  if (i < 0 || i >= static_cast<int>(runs_.size())) return;
+  if (attentionInFlight_) {  // one at a time: the answer sends the next
     attentionPending_ = true;
     return;
   }
@@ -959,8 +852,7 @@ void TrainingPanel::sendAttentionRequest() {
 
 void TrainingPanel::sendSamplesRequest() {
   const int i = sampleView_->run();
-  if (i < 0 || i >= static_cast<int>(runs_.size()))
-    return;
+  if (i < 0 || i >= static_cast<int>(runs_.size())) return;
   if (samplesInFlight_) {
     samplesPending_ = true;
     return;
@@ -968,13 +860,12 @@ void TrainingPanel::sendSamplesRequest() {
   samplesInFlight_ = true;
   samplesPending_ = false;
   runs_[static_cast<size_t>(i)]->requestSamples(
-      SampleView::kExamples,
-      runs_[static_cast<size_t>(i)]->spec().config.task.trainLength);
+      SampleView::kExamples, runs_[static_cast<size_t>(i)]->spec().config.task.trainLength);
 }
 
-void TrainingPanel::setStatus(const QString &text) {
+void TrainingPanel::setStatus(const QString& text) {
   status_->setText(text);
   Q_EMIT statusMessage(text);
 }
 
-} // namespace poslab::ui
+}  // namespace poslab::ui
