@@ -81,6 +81,7 @@ class TestTrainingPanel : public QObject {
     QVERIFY(panel.selectFamilies({"rope", "alibi"}));
     click(panel, "playButton");
     QCOMPARE(panel.runCount(), 2);
+    QCOMPARE(panel.run(0)->deviceName(), std::string("cpu"));  // recorded at build: no wait
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 3, kWaitMs);
     click(panel, "pauseButton");
     QVERIFY(!panel.isPlaying());

@@ -13,6 +13,7 @@ bool TrainingRunSpec::operator==(const TrainingRunSpec& other) const {
 
 struct TrainingRun::Impl {
   std::unique_ptr<TrainingWorker> worker;
+  std::string deviceName;  // recorded when the run is built: asking later would wait for a step
 };
 
 TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent)
@@ -28,6 +29,8 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent
         return c;
       }(),
       [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
+  // The worker is paused and idle here: this returns at once.
+  impl_->worker->withTrainer([this](Trainer& t) { impl_->deviceName = t.deviceName(); });
 }
 
 TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,
@@ -37,8 +40,11 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,
   qRegisterMetaType<poslab::ui::TrainingAttention>();
   qRegisterMetaType<poslab::ui::TrainingSamples>();
   if (!model) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
+  std::unique_ptr<Trainer> trainer = model->release();
+  if (!trainer) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
+  impl_->deviceName = trainer->deviceName();
   impl_->worker = std::make_unique<TrainingWorker>(
-      model->release(), [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
+      std::move(trainer), [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
 }
 
 std::unique_ptr<TrainingRun> TrainingRun::fromCheckpoint(int index, const std::string& path,
@@ -72,9 +78,7 @@ long long TrainingRun::stepCount() const {
   return impl_->worker->stepCount();
 }
 std::string TrainingRun::deviceName() const {
-  std::string name;
-  impl_->worker->withTrainer([&](Trainer& t) { name = t.deviceName(); });
-  return name;
+  return impl_->deviceName;
 }
 
 // The jobs below run on the worker thread between steps; their results leave as queued signals.
@@ -121,9 +125,9 @@ bool TrainingRun::saveCheckpoint(const QString& path) {
         Q_EMIT checkpointSaved(index_, path, t.stepCount(), QString());
       },
       [this, path](const std::string& error) {
-        Q_EMIT checkpointSaved(index_, path, -1,
-                               QObject::tr("cannot save checkpoint %1: %2")
-                                   .arg(path, QString::fromStdString(error)));
+        Q_EMIT checkpointSaved(
+            index_, path, -1,
+            QObject::tr("cannot save checkpoint %1: %2").arg(path, QString::fromStdString(error)));
       });
 }
 

@@ -12,8 +12,8 @@
 
 #include "tasks/indirect_indexing.h"  // plain data, no torch
 #include "train/inspection.h"         // plain data, no torch
-#include "train/snapshot.h"      // plain data, no torch
-#include "train/train_config.h"  // plain data, no torch
+#include "train/snapshot.h"           // plain data, no torch
+#include "train/train_config.h"       // plain data, no torch
 
 #include "bridge/trained_model.h"  // torch-free (pimpl)
 
@@ -67,8 +67,8 @@ class TrainingRun : public QObject {
   void stepOnce();
   void reset();
   bool isPlaying() const;
-  long long stepCount() const;  // steps done (atomic in the worker)
-  std::string deviceName() const;
+  long long stepCount() const;     // steps done (atomic in the worker)
+  std::string deviceName() const;  // recorded when the run was built: never waits
   // Non-blocking: queued to the worker between steps; the answer comes as attentionReady /
   // samplesReady (emitted on the worker thread). Length: the sample input's T; maps are pooled to
   // at most maxSide.
