@@ -250,12 +250,25 @@ class TestTrainingPanel : public QObject {
     panel.show();
     load(panel, tinyIndirect({"rope"}));
     panel.viewTabs()->setCurrentWidget(panel.attentionView());
+    // The maps as the worker computed them (core's Trainer::attentionSample), queued to here.
+    std::vector<TrainingAttention> computed;
     for (int i = 1; i <= 3; ++i) {
       click(panel, "stepButton");
+      if (i == 1)
+        connect(
+            panel.run(0), &TrainingRun::attentionReady, &panel,
+            [&computed](int, const TrainingAttention& a) { computed.push_back(a); },
+            Qt::QueuedConnection);
       QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), (long long)i, kWaitMs);
     }
     ModelAttentionView* view = panel.attentionView();
     QTRY_COMPARE_WITH_TIMEOUT(view->shownStep(), 3LL, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!computed.empty() && computed.back().step == 3, kWaitMs);
+    const poslab::AttentionSample core = computed.back().sample;
+    QCOMPARE(core.length, 12LL);
+    QCOMPARE(core.size, 12LL);                 // T <= kMaxSide: exact, not pooled
+    QCOMPARE(core.maps.size(), size_t(2));     // layers
+    QCOMPARE(core.maps[0].size(), size_t(2));  // heads
     auto checkRows = [&](long long T) {
       QCOMPARE(view->shownSize(), T);
       const auto& m = view->shownMap();
@@ -271,11 +284,13 @@ class TestTrainingPanel : public QObject {
       }
     };
     checkRows(12);
-    const std::vector<double> head1 = view->shownMap();
+    QCOMPARE(view->shownMap(), core.maps[0][0]);  // layer 1 head 1, exactly what core computed
     panel.findChild<QSpinBox*>("modelAttentionHead")->setValue(2);
-    QVERIFY(view->shownMap() != head1);  // another head, another map
+    QCOMPARE(view->shownMap(), core.maps[0][1]);
+    QVERIFY(core.maps[0][1] != core.maps[0][0]);  // two heads of a trained model differ
     checkRows(12);
     panel.findChild<QSpinBox*>("modelAttentionLayer")->setValue(2);
+    QCOMPARE(view->shownMap(), core.maps[1][1]);
     checkRows(12);
     QVERIFY(view->infoText().contains("layer 2 head 2"));
     // A longer sample input (an evaluation length) asks the worker for new maps.
