@@ -4,12 +4,14 @@
 // original run gave. A missing, corrupt or foreign checkpoint is refused naming the file, and the
 // window (setup, runs, explorer) stays as it was. Tiny models: the whole file runs in seconds.
 #include <QAction>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -17,6 +19,7 @@
 #include <qcustomplot.h>
 
 #include "explorer/parameter_panel.h"
+#include "export/run_report.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "session/session_io.h"
@@ -273,6 +276,49 @@ class TestTrainedSessions : public QObject {
   }
 
   // Nothing trained yet: the action says so and writes nothing; state strings cannot carry models.
+  // After training, the controls change (steps, lr, families): Save with Trained Models still
+  // writes the setup the runs were started with (so the session opens again, at the saved step),
+  // and the run report describes what ran.
+  void savesTheSetupTheRunsWereStartedWith() {
+    QTemporaryDir dir;
+    MainWindow w;
+    TrainingPanel* panel = w.trainingPanel();
+    QString error;
+    QVERIFY2(panel->setExperiment(tinySetup({"rope"}), &error), qPrintable(error));
+    stepTo(panel, 1);
+    stepTo(panel, 2);
+    panel->findChild<QSpinBox*>("steps")->setValue(200);
+    panel->findChild<QDoubleSpinBox*>("lr")->setValue(0.01);
+    QVERIFY(panel->selectFamilies({"alibi", "pope"}));
+    QCOMPARE(panel->experiment().base.run.steps, 200LL);
+    QCOMPARE(panel->runningExperiment().base.run.steps, 1000LL);
+    QCOMPARE(panel->runningExperiment().base.optim.lr, tinySetup({}).base.optim.lr);
+    QCOMPARE(panel->runningExperiment().families, std::vector<std::string>{"rope"});
+
+    const QString report = dir.filePath("report.md");
+    QCOMPARE(writeRunReport(panel, report), QString());
+    const json setupJson = readJson(runReportFolder(report) + "/setup.json");
+    QCOMPARE(setupJson["config"]["run"]["steps"].get<long long>(), 1000LL);
+    QCOMPARE(setupJson["families"], json::array({"rope"}));
+
+    const QString file = dir.filePath("changed.poslab");
+    QSignalSpy saved(w.sessionController(), &SessionController::sessionSaved);
+    QVERIFY(w.sessionController()->saveFileWithModels(file));
+    QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);
+    QVERIFY2(saved.at(0).at(1).toString().isEmpty(), qPrintable(saved.at(0).at(1).toString()));
+    const json j = readJson(file);
+    QCOMPARE(j["training"]["config"]["run"]["steps"].get<long long>(), 1000LL);
+    QCOMPARE(j["training"]["families"], json::array({"rope"}));
+
+    QVERIFY2(panel->setExperiment(tinySetup({"alibi"}), &error), qPrintable(error));
+    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(panel->runCount(), 1);
+    QCOMPARE(panel->runFamily(0), std::string("rope"));
+    QCOMPARE(panel->runStep(0), 2LL);
+    QCOMPARE(panel->experiment().base.run.steps, 1000LL);
+    stepTo(panel, 3);  // and it continues
+  }
+
   void nothingToSave() {
     QTemporaryDir dir;
     MainWindow w;

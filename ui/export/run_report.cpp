@@ -78,7 +78,7 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
     figures += QStringLiteral("### %1\n\n![%1](%2/%3)\n\n").arg(stem, folderName, file);
   }
 
-  const poslab::ExperimentSpec spec = panel->experiment();
+  const poslab::ExperimentSpec spec = panel->runningExperiment();  // what ran, not the controls
   const std::string setupJson = experimentJson(spec).dump(2);
   const QString jsonPath = QDir(folder).filePath("setup.json");
   if (QString p = writeText(jsonPath, QByteArray::fromStdString(setupJson + "\n")); !p.isEmpty())

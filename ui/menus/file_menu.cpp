@@ -137,7 +137,10 @@ bool SessionController::saveFileWithModels(const QString& path) {
                                              .arg(QDir::toNativeSeparators(dir.filePath(folder))));
     return false;
   }
-  const SessionState setup = captureSession(*window_);  // the setup the runs were started from
+  // The setup the runs were started from, not what the controls say now: the checkpoints must
+  // match it, or the session could never be opened again.
+  SessionState setup = captureSession(*window_);
+  setup.training = panel->runningExperiment();
   QStringList relative, paths;
   for (int i = 0; i < panel->runCount(); ++i) {
     relative << QStringLiteral("%1/run%2-%3.pt")

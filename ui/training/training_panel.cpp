@@ -383,6 +383,10 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* e
   return true;
 }
 
+poslab::ExperimentSpec TrainingPanel::runningExperiment() const {
+  return runs_.empty() ? experiment() : running_;
+}
+
 std::vector<TrainingRunSpec> TrainingPanel::specsFromControls(QString* error) const {
   std::vector<long long> lengths;
   if (!parseLengths(evalLengths_->text(), lengths)) {
@@ -435,6 +439,7 @@ bool TrainingPanel::ensureRuns() {
     setStatus(tr("cannot start training: %1").arg(QString::fromUtf8(e.what())));
     return false;
   }
+  running_ = experiment();  // what specsFromControls built the runs from
   showNewRuns(specs);
   setStatus(tr("%1 run(s) on %2, seed %3: identical batches")
                 .arg(runs_.size())
@@ -623,6 +628,7 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
     *error = tr("cannot start training: %1").arg(QString::fromUtf8(e.what()));
     return false;
   }
+  running_ = experiment();
   showNewRuns(specs);
   QStringList at;
   for (size_t i = 0; i < runs_.size(); ++i) {

@@ -74,6 +74,9 @@ class TrainingPanel : public QWidget {
   // Loads a setup into the controls (first seed only; 1-4 families) and drops the current runs.
   // False, with the reason in *error and nothing changed, for an unknown task or family.
   bool setExperiment(const poslab::ExperimentSpec& spec, QString* error);
+  // The setup the current runs were built from: what they train, whatever the controls say now
+  // (a session saved with the trained models, the run report). experiment() without runs.
+  poslab::ExperimentSpec runningExperiment() const;
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
 
@@ -188,7 +191,8 @@ class TrainingPanel : public QWidget {
   QCustomPlot* accuracyPlot_ = nullptr;
   QCustomPlot* evalPlot_ = nullptr;
 
-  poslab::ExperimentSpec setup_;  // fields the controls do not show come from here
+  poslab::ExperimentSpec setup_;    // fields the controls do not show come from here
+  poslab::ExperimentSpec running_;  // experiment() when the current runs were built
   std::vector<std::unique_ptr<TrainingRun>> runs_;
   std::vector<RunState> states_;
   std::vector<Curves> curves_;
