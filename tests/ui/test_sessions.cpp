@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QMenu>
 #include <QMenuBar>
@@ -204,6 +205,21 @@ class TestSessions : public QObject {
                                   << "views.kernel.lags";
     QTest::newRow("missing file") << "missing"
                                   << "does not exist";
+    // Values the training panel's controls would clamp or round are refused, naming the field.
+    QTest::newRow("d_model beyond the panel") << "dmodel"
+                                              << "d_model = 8192 is out of range";
+    QTest::newRow("position lr beyond the panel")
+        << "poslr"
+        << "field 'training.config.optim.position_lr_scale' = 1e+06 is outside the training "
+           "panel's range";
+    QTest::newRow("eval sequences 0") << "evalseq"
+                                      << "field 'training.config.run.eval_sequences' = 0";
+    QTest::newRow("lr with too many digits")
+        << "lrdigits"
+        << "field 'training.config.optim.lr' = 1.2345678901234568e-05 has more digits";
+    QTest::newRow("integer task option not an integer")
+        << "alphabet"
+        << "field 'training.config.task.options.alphabet' = 12.5 is not an integer";
   }
   void malformedSessionChangesNothing() {
     QFETCH(QString, mutation);
@@ -231,6 +247,12 @@ class TestSessions : public QObject {
       s["training"]["families"] = {"rope", "ropee"};  // ("nope" is NoPE)
     if (mutation == "field") s["views"]["kernel"]["lagz"] = 5;
     if (mutation == "lags") s["views"]["kernel"]["lags"] = 1000;
+    json& model = s["training"]["config"]["model"];
+    if (mutation == "dmodel") model["d_model"] = 8192;
+    if (mutation == "poslr") s["training"]["config"]["optim"]["position_lr_scale"] = 1e6;
+    if (mutation == "evalseq") s["training"]["config"]["run"]["eval_sequences"] = 0;
+    if (mutation == "lrdigits") s["training"]["config"]["optim"]["lr"] = 1.2345678901234567e-5;
+    if (mutation == "alphabet") s["training"]["config"]["task"]["options"]["alphabet"] = 12.5;
     text = QByteArray::fromStdString(s.dump(2));
     if (mutation == "syntax") text = "{\n  \"format\": \"poslab-session-1\",\n  \"tab\": kernel\n}";
     const QString file = dir.filePath("bad.poslab");
@@ -262,6 +284,8 @@ class TestSessions : public QObject {
       good["training"]["families"] = {"rope"};
       good["views"]["kernel"].erase("lagz");
       good["views"]["kernel"]["lags"] = 1024;
+      good["training"]["config"] = before["training"]["config"];
+      good["training"]["config"]["run"]["steps"] = 77;
       writeText(file, QByteArray::fromStdString(good.dump()));
       QVERIFY2(w.sessionController()->openFile(file),
                qPrintable(w.sessionController()->lastError()));
@@ -269,6 +293,31 @@ class TestSessions : public QObject {
       QCOMPARE(w.parameters()->values().at("gamma"), 0.5);
       QCOMPARE(w.trainingPanel()->experiment().base.run.steps, 77LL);
     }
+  }
+
+  // Training values the controls once rounded (lr 2.5e-5 to 5 decimals, a position-lr scale to
+  // 3, a real task option to 6 digits) open exactly as written and save back unchanged.
+  void trainingValuesRoundTripExactly() {
+    QTemporaryDir dir;
+    MainWindow w;
+    json s = stateJson(w);
+    json& config = s["training"]["config"];
+    config["task"]["id"] = "kernel-lm";
+    config["task"]["options"] = {{"omega", 0.031622776601683794}};
+    config["optim"]["lr"] = 2.5e-5;
+    config["optim"]["position_lr_scale"] = 0.0125;
+    const QString file = dir.filePath("exact.poslab");
+    writeText(file, QByteArray::fromStdString(s.dump(2)));
+    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    const poslab::ExperimentSpec e = w.trainingPanel()->experiment();
+    QVERIFY2(e.base.optim.lr == 2.5e-5, qPrintable(QString::number(e.base.optim.lr, 'g', 17)));
+    QVERIFY(e.base.optim.positionLrScale == 0.0125);
+    QVERIFY(e.base.task.options.at("omega") == 0.031622776601683794);
+    QCOMPARE(w.trainingPanel()->findChild<QDoubleSpinBox*>("lr")->text(), QString("2.5e-05"));
+    const json back = stateJson(w)["training"]["config"];
+    QCOMPARE(back["optim"]["lr"].dump(), json(2.5e-5).dump());
+    QCOMPARE(back["optim"]["position_lr_scale"].dump(), json(0.0125).dump());
+    QCOMPARE(back["task"]["options"].dump(), config["task"]["options"].dump());
   }
 
   void stateStringRoundTrip() {

@@ -319,6 +319,33 @@ class TestTrainedSessions : public QObject {
     stepTo(panel, 3);  // and it continues
   }
 
+  // A session may list its families in another order than the panel's list: each checkpoint is
+  // checked against, and continues, the run of its own family (runs follow the list's order).
+  void checkpointsGoToTheirOwnFamilysRun() {
+    QTemporaryDir dir;
+    MainWindow w;
+    TrainingPanel* panel = w.trainingPanel();
+    const QString file = dir.filePath("order.poslab");
+    trainAndSave(w, tinySetup({"rope", "alibi"}), 2, file);
+    QCOMPARE(panel->runFamily(0), std::string("rope"));
+    stepTo(panel, 3);
+    const double rope3 = panel->lastSnapshot(0).loss, alibi3 = panel->lastSnapshot(1).loss;
+    QVERIFY(rope3 != alibi3);
+
+    json j = readJson(file);
+    j["training"]["families"] = {"alibi", "rope"};
+    j["trained_models"] = {j["trained_models"][1], j["trained_models"][0]};
+    writeBytes(file, QByteArray::fromStdString(j.dump(2)));
+    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QCOMPARE(panel->runCount(), 2);
+    QCOMPARE(panel->runFamily(0), std::string("rope"));
+    QCOMPARE(panel->runFamily(1), std::string("alibi"));
+    QCOMPARE(panel->runStep(0), 2LL);
+    stepTo(panel, 3);
+    QCOMPARE(panel->lastSnapshot(0).loss, rope3);
+    QCOMPARE(panel->lastSnapshot(1).loss, alibi3);
+  }
+
   void nothingToSave() {
     QTemporaryDir dir;
     MainWindow w;

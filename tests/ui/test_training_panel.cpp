@@ -18,6 +18,7 @@
 
 #include <qcustomplot.h>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -464,6 +465,54 @@ class TestTrainingPanel : public QObject {
     click(panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
     QCOMPARE(panel.stepCount(), 3LL);
+  }
+
+  // A setup loads exactly as written or not at all: lr 2.5e-5 and a position-lr scale of 0.0125
+  // reach the runs unchanged; a value the controls would clamp or round is refused naming the
+  // field, and the controls keep what they had.
+  void loadedSetupIsExactOrRefused() {
+    TrainingPanel panel;
+    poslab::ExperimentSpec e = tinyIndirect({"rope"});
+    e.base.optim.lr = 2.5e-5;
+    e.base.optim.positionLrScale = 0.0125;
+    load(panel, e);
+    QVERIFY(panel.experiment().base.optim.lr == 2.5e-5);
+    QVERIFY(panel.experiment().base.optim.positionLrScale == 0.0125);
+    click(panel, "stepButton");
+    QCOMPARE(panel.runCount(), 1);
+    QVERIFY(panel.run(0)->spec().config.optim.lr == 2.5e-5);
+    QVERIFY(panel.run(0)->spec().config.optim.positionLrScale == 0.0125);
+    // Typed in the box as a user would.
+    auto* lr = panel.findChild<QDoubleSpinBox*>("lr");
+    lr->clear();
+    QTest::keyClicks(lr, "1.5e-4");
+    lr->interpretText();
+    QVERIFY2(lr->value() == 1.5e-4, qPrintable(lr->text()));
+
+    auto refused = [&](const std::function<void(poslab::ExperimentSpec&)>& edit,
+                       const QString& expected) {
+      poslab::ExperimentSpec bad = e;
+      edit(bad);
+      const poslab::ExperimentSpec before = panel.experiment();
+      QString error;
+      QVERIFY(!panel.setExperiment(bad, &error));
+      QVERIFY2(error.contains(expected), qPrintable(error));
+      QCOMPARE(nlohmann::json(panel.experiment().base), nlohmann::json(before.base));
+      QCOMPARE(panel.runCount(), 1);  // the runs stay too
+    };
+    refused([](auto& b) { b.base.model.dModel = 8192; },
+            "field 'config.model.d_model' = 8192 is outside the training panel's range [4, 4096]");
+    refused([](auto& b) { b.base.model.heads = 65; }, "field 'config.model.heads' = 65");
+    refused([](auto& b) { b.base.run.evalEvery = -1; }, "field 'config.run.eval_every' = -1");
+    refused([](auto& b) { b.base.optim.lr = 1.2345678901234567e-5; },
+            "field 'config.optim.lr' = 1.2345678901234568e-05 has more digits");
+    refused([](auto& b) { b.base.optim.positionLrScale = 1e6; },
+            "field 'config.optim.position_lr_scale' = 1e+06 is outside");
+    refused([](auto& b) { b.base.task.options["alphabet"] = 16.5; },
+            "field 'config.task.options.alphabet' = 16.5 is not an integer");
+    refused([](auto& b) { b.base.task.options["colour"] = 1; },
+            "field 'config.task.options.colour': task indirect-indexing has no option");
+    refused([](auto& b) { b.seeds = {2000000}; }, "field 'seeds' = 2000000 is outside");
   }
 
   void noFamilyCheckedIsReported() {

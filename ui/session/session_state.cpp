@@ -449,18 +449,6 @@ QString checkChoice(const QComboBox* box, const char* field, const std::string& 
   return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), choices(box));
 }
 
-// The training panel's spin boxes clamp; a value they cannot show would not round-trip.
-template <typename Box, typename T>
-QString checkRange(const TrainingPanel* panel, const char* object, const char* field, T value) {
-  const auto* box = panel->findChild<Box*>(object);
-  if (!box || (value >= box->minimum() && value <= box->maximum())) return {};
-  return QObject::tr("field '%1' = %2 is outside the training panel's range [%3, %4]")
-      .arg(field)
-      .arg(value)
-      .arg(box->minimum())
-      .arg(box->maximum());
-}
-
 QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
   const auto tasks = trainingTaskIds();
   if (std::find(tasks.begin(), tasks.end(), e.base.task.id) == tasks.end()) {
@@ -484,18 +472,9 @@ QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
   } catch (const std::exception& ex) {
     return QObject::tr("field 'training.config': %1").arg(ex.what());
   }
-  const TrainingPanel* p = w.trainingPanel();
-  const long long seed =
-      static_cast<long long>(e.seeds.empty() ? e.base.run.seed : e.seeds.front());
-  for (const QString& problem :
-       {checkRange<QSpinBox>(p, "steps", "training.config.run.steps", e.base.run.steps),
-        checkRange<QSpinBox>(p, "seed", "training.seeds", seed),
-        checkRange<QSpinBox>(p, "trainLength", "training.config.task.train_length",
-                             e.base.task.trainLength),
-        checkRange<QSpinBox>(p, "batch", "training.config.optim.batch", e.base.optim.batch),
-        checkRange<QDoubleSpinBox>(p, "lr", "training.config.optim.lr", e.base.optim.lr)})
-    if (!problem.isEmpty()) return problem;
-  return {};
+  // Every value the training panel's controls hold, within their ranges and to their precision:
+  // a value they would clamp or round is refused rather than silently changed.
+  return w.trainingPanel()->controlsProblem(e, QStringLiteral("training."));
 }
 
 // Every parameter of the family: the session's values over the spec's defaults.

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -24,6 +25,11 @@ int clampToInt(double v) {
 }
 QString number(double v) {
   return QString::number(v, 'g', 6);
+}
+// A value as its field's text: the shortest that reads back as exactly v (a loaded setup's
+// option stays what it was).
+QString exact(double v) {
+  return QString::number(v, 'g', QLocale::FloatingPointShortest);
 }
 }  // namespace
 
@@ -115,7 +121,7 @@ void TaskOptionsForm::rebuild() {
       connect(f.spin, &QSpinBox::valueChanged, this, [this] { Q_EMIT changed(); });
       widget = f.spin;
     } else {
-      f.edit = new QLineEdit(has ? number(value) : QString(), body_);
+      f.edit = new QLineEdit(has ? exact(value) : QString(), body_);
       connect(f.edit, &QLineEdit::textChanged, this, [this] { Q_EMIT changed(); });
       widget = f.edit;
     }

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -17,8 +18,10 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <QValidator>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <exception>
 
@@ -44,6 +47,27 @@ namespace {
 constexpr int kReplotMs = 40;  // snapshots can arrive every few ms; the eye needs ~25 Hz
 constexpr long long kMaxAttentionLength = 1024;  // as the explorer's map: weights stay tens of MB
 constexpr int kFamilyListHeight = 150;           // ~6 rows: room for the options below at 860 px
+
+// QDoubleSpinBox rounds what it is given to its decimals; this one keeps 17 (enough for any lr
+// a setup names, e.g. 2.5e-5) and shows the shortest text that reads back as the same number
+// ("2.5e-05", "0.003"), so a loaded value is exactly what the runs train with.
+class PreciseSpinBox : public QDoubleSpinBox {
+ public:
+  static constexpr int kDecimals = 17;
+  explicit PreciseSpinBox(QWidget* parent) : QDoubleSpinBox(parent) { setDecimals(kDecimals); }
+  QString textFromValue(double v) const override {
+    return locale().toString(v, 'g', QLocale::FloatingPointShortest);
+  }
+  double valueFromText(const QString& text) const override {
+    return locale().toDouble(text.trimmed());
+  }
+  QValidator::State validate(QString& text, int&) const override {
+    bool ok = false;
+    const double v = locale().toDouble(text.trimmed(), &ok);
+    return ok && v >= minimum() && v <= maximum() ? QValidator::Acceptable
+                                                  : QValidator::Intermediate;
+  }
+};
 
 QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, int value,
                    const QString& tip) {
@@ -126,9 +150,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   steps_->setRange(1, 1000000);
   steps_->setValue(200);
   form->addRow(tr("steps"), steps_);
-  lr_ = new QDoubleSpinBox(controls);
+  lr_ = new PreciseSpinBox(controls);
   lr_->setObjectName("lr");
-  lr_->setDecimals(5);
   lr_->setRange(1e-5, 1);
   lr_->setSingleStep(1e-4);
   lr_->setValue(3e-3);
@@ -166,9 +189,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
                      tr("Residual width C; must be a multiple of heads"));
   heads_ = makeSpin(modelBox, "heads", 1, 64, 4, tr("Attention heads H; head size C / H"));
   layers_ = makeSpin(modelBox, "layers", 1, 48, 2, tr("Transformer blocks"));
-  positionLrScale_ = new QDoubleSpinBox(modelBox);
+  positionLrScale_ = new PreciseSpinBox(modelBox);
   positionLrScale_->setObjectName("positionLrScale");
-  positionLrScale_->setDecimals(3);
   positionLrScale_->setRange(0.001, 100000);
   positionLrScale_->setValue(1);
   positionLrScale_->setToolTip(
@@ -346,6 +368,70 @@ QString TrainingPanel::experimentProblem(const poslab::ExperimentSpec& spec) con
   for (const auto& f : spec.families)
     if (families_->findItems(QString::fromStdString(f), Qt::MatchExactly).isEmpty())
       return tr("unknown family '%1'").arg(QString::fromStdString(f));
+  return controlsProblem(spec);
+}
+
+QString TrainingPanel::controlsProblem(const poslab::ExperimentSpec& spec,
+                                       const QString& prefix) const {
+  const TrainConfig& c = spec.base;
+  const QString config = prefix + QStringLiteral("config.");
+  auto outside = [](const QString& field, const QString& value, double lo, double hi) {
+    return tr("field '%1' = %2 is outside the training panel's range [%3, %4]")
+        .arg(field, value)
+        .arg(lo)
+        .arg(hi);
+  };
+  auto integer = [&](const QSpinBox* box, const QString& field, long long v) -> QString {
+    if (v >= box->minimum() && v <= box->maximum()) return {};
+    return outside(field, QString::number(v), box->minimum(), box->maximum());
+  };
+  auto real = [&](const QDoubleSpinBox* box, const QString& field, double v) -> QString {
+    const QString text = QString::number(v, 'g', QLocale::FloatingPointShortest);
+    if (!(v >= box->minimum() && v <= box->maximum()))
+      return outside(field, text, box->minimum(), box->maximum());
+    // What QDoubleSpinBox::setValue keeps of it.
+    if (QString::number(v, 'f', box->decimals()).toDouble() != v)
+      return tr("field '%1' = %2 has more digits than the training panel keeps (%3 decimals)")
+          .arg(field, text)
+          .arg(box->decimals());
+    return {};
+  };
+  const uint64_t seed = spec.seeds.empty() ? c.run.seed : spec.seeds.front();
+  for (const QString& problem : {
+           integer(steps_, config + "run.steps", c.run.steps),
+           seed > static_cast<uint64_t>(seed_->maximum())
+               ? outside(prefix + (spec.seeds.empty() ? "config.run.seed" : "seeds"),
+                         QString::number(seed), seed_->minimum(), seed_->maximum())
+               : QString(),
+           integer(trainLength_, config + "task.train_length", c.task.trainLength),
+           integer(batch_, config + "optim.batch", c.optim.batch),
+           real(lr_, config + "optim.lr", c.optim.lr),
+           integer(dModel_, config + "model.d_model", c.model.dModel),
+           integer(heads_, config + "model.heads", c.model.heads),
+           integer(layers_, config + "model.layers", c.model.layers),
+           real(positionLrScale_, config + "optim.position_lr_scale", c.optim.positionLrScale),
+           integer(evalEvery_, config + "run.eval_every", c.run.evalEvery),
+           integer(evalSequences_, config + "run.eval_sequences", c.run.evalSequences),
+       })
+    if (!problem.isEmpty()) return problem;
+  // The task's options as its form shows them: integers in spin boxes, switches as check boxes
+  // (real options are text fields and keep any number).
+  const auto specs = taskOptionSpecs(c.task);
+  for (const auto& [name, value] : c.task.options) {
+    const QString field = config + "task.options." + QString::fromStdString(name);
+    auto it = std::find_if(specs.begin(), specs.end(),
+                           [&](const TaskOptionSpec& o) { return o.name == name; });
+    if (it == specs.end())
+      return tr("field '%1': task %2 has no option '%3' the training panel can show")
+          .arg(field, QString::fromStdString(c.task.id), QString::fromStdString(name));
+    if (!it->integer) continue;
+    const QString text = QString::number(value, 'g', QLocale::FloatingPointShortest);
+    if (it->min == 0 && it->max == 1 && value != 0 && value != 1)
+      return tr("field '%1' = %2 is a switch: 0 or 1").arg(field, text);
+    const double lo = std::max<double>(it->min, INT_MIN), hi = std::min<double>(it->max, INT_MAX);
+    if (!(value >= lo && value <= hi)) return outside(field, text, lo, hi);
+    if (value != std::floor(value)) return tr("field '%1' = %2 is not an integer").arg(field, text);
+  }
   return {};
 }
 
@@ -357,6 +443,15 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* e
   }
   clearRuns();
   clearCurves();
+  loadControls(spec);
+  stepLabel_->setText(tr("step 0"));
+  setStatus(spec.name.empty()
+                ? QString()
+                : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
+  return true;
+}
+
+void TrainingPanel::loadControls(const poslab::ExperimentSpec& spec) {
   setup_ = spec;
   const TrainConfig& c = spec.base;
   task_->setCurrentText(QString::fromStdString(c.task.id));
@@ -376,11 +471,6 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* e
   QStringList lengths;
   for (long long l : c.run.evalLengths) lengths << QString::number(l);
   evalLengths_->setText(lengths.join(','));
-  stepLabel_->setText(tr("step 0"));
-  setStatus(spec.name.empty()
-                ? QString()
-                : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
-  return true;
 }
 
 poslab::ExperimentSpec TrainingPanel::runningExperiment() const {
@@ -585,41 +675,56 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
                  .arg(checkpoints.size());
     return false;
   }
-  // Everything that can fail happens before anything changes: load each file, check its config.
+  // Everything that can fail happens before the runs change: load each file, check its config.
   std::vector<std::unique_ptr<TrainedModel>> models;
-  for (qsizetype i = 0; i < checkpoints.size(); ++i) {
-    const QString& path = checkpoints[i];
-    const std::string& family = spec.families[static_cast<size_t>(i)];
+  for (const QString& path : checkpoints) {
     try {
       models.push_back(TrainedModel::load(path.toStdString()));
     } catch (const std::exception& e) {
       *error = QString::fromUtf8(e.what());  // core's message names the file
       return false;
     }
-    // The config this family's run gets from the setup (as specsFromControls builds it).
-    poslab::TrainConfig expected = spec.base;
-    expected.model.family = family;
-    if (!spec.seeds.empty()) expected.run.seed = spec.seeds.front();
-    auto fp = spec.familyParams.find(family);
-    if (fp != spec.familyParams.end())
-      for (const auto& [k, v] : fp->second) expected.model.familyParams[k] = v;
-    const QString mismatch = trainConfigMismatch(expected, models.back()->config());
-    if (!mismatch.isEmpty()) {
-      *error = tr("checkpoint %1 was not trained with this setup's %2 run: %3")
-                   .arg(QDir::toNativeSeparators(path), QString::fromStdString(family), mismatch);
-      return false;
-    }
   }
-  if (!setExperiment(spec, error)) return false;  // checked above: does not refuse
+  // Each checkpoint must match the config its run will actually get: the setup as the controls
+  // hold it (specsFromControls after loading). The controls go back if anything is refused.
+  const poslab::ExperimentSpec before = experiment(), beforeSetup = setup_;
+  const QString beforeLengths = evalLengths_->text();
+  auto refuse = [&](const QString& why) {
+    loadControls(before);
+    setup_ = beforeSetup;
+    evalLengths_->setText(beforeLengths);
+    *error = why;
+    return false;
+  };
+  loadControls(spec);
   QString specError;
   const std::vector<TrainingRunSpec> specs = specsFromControls(&specError);
-  if (specs.size() != models.size()) {
-    *error = tr("the loaded setup cannot run: %1").arg(specError);
-    return false;
+  if (specs.size() != models.size())
+    return refuse(tr("the loaded setup cannot run: %1")
+                      .arg(specError.isEmpty() ? tr("a family is listed twice") : specError));
+  // Runs follow the family list's order; the checkpoints come in spec.families' order.
+  std::vector<std::unique_ptr<TrainedModel>> ordered(specs.size());
+  for (size_t r = 0; r < specs.size(); ++r) {
+    const std::string& family = specs[r].config.model.family;
+    const size_t at = static_cast<size_t>(
+        std::find(spec.families.begin(), spec.families.end(), family) - spec.families.begin());
+    if (at >= models.size() || !models[at])
+      return refuse(tr("no checkpoint for the %1 run").arg(QString::fromStdString(family)));
+    const QString& path = checkpoints[static_cast<qsizetype>(at)];
+    const QString mismatch = trainConfigMismatch(specs[r].config, models[at]->config());
+    if (!mismatch.isEmpty())
+      return refuse(
+          tr("checkpoint %1 was not trained with this setup's %2 run: %3")
+              .arg(QDir::toNativeSeparators(path), QString::fromStdString(family), mismatch));
+    ordered[r] = std::move(models[at]);
   }
+  clearRuns();
+  clearCurves();
+  stepLabel_->setText(tr("step 0"));
   try {
     for (size_t i = 0; i < specs.size(); ++i) {
-      auto run = std::make_unique<TrainingRun>(static_cast<int>(i), specs[i], std::move(models[i]));
+      auto run =
+          std::make_unique<TrainingRun>(static_cast<int>(i), specs[i], std::move(ordered[i]));
       connectRun(run.get());
       runs_.push_back(std::move(run));
     }

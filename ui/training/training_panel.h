@@ -72,11 +72,17 @@ class TrainingPanel : public QWidget {
   // task options, pins, ...) with the controls' task, families, steps, lr, seed, lengths and batch.
   poslab::ExperimentSpec experiment() const;
   // Loads a setup into the controls (first seed only; 1-4 families) and drops the current runs.
-  // False, with the reason in *error and nothing changed, for an unknown task or family.
+  // False, with the reason in *error and nothing changed, for an unknown task or family or a
+  // value the controls cannot hold exactly (controlsProblem).
   bool setExperiment(const poslab::ExperimentSpec& spec, QString* error);
   // The setup the current runs were built from: what they train, whatever the controls say now
   // (a session saved with the trained models, the run report). experiment() without runs.
   poslab::ExperimentSpec runningExperiment() const;
+  // Empty when the controls hold every value of `spec` they show exactly; else the first field
+  // they would clamp or round ("field 'config.model.d_model' = 8192 is outside the training
+  // panel's range [4, 4096]"), named as in a preset file under `prefix` ("training." in a
+  // session). setExperiment refuses such a setup rather than change it silently.
+  QString controlsProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {}) const;
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
 
@@ -99,12 +105,12 @@ class TrainingPanel : public QWidget {
   bool saveCheckpoints(const QStringList& paths, CheckpointsSaved done, QString* error);
   bool isSavingCheckpoints() const { return pendingSave_ != nullptr; }
   // setExperiment, with one checkpoint per family (in spec.families' order) to continue from.
-  // Every file is loaded and checked against the setup's config for its family before anything
-  // changes: a missing, unreadable or corrupt file, or one trained with another config (other
-  // family, model size, task, seed, ...), is refused with *error naming the file (and the field
-  // that differs), and the panel keeps its setup and runs. On success the runs stand paused at
-  // the checkpoints' steps (curves start there) and Play continues from there; Reset starts
-  // again from step 0 with the same seed.
+  // Every file is loaded and checked against the config its family's run gets from the setup as
+  // the controls hold it (runs follow the family list's order) before the runs change: a missing,
+  // unreadable or corrupt file, or one trained with another config (other family, model size, task,
+  // seed, ...), is refused with *error naming the file (and the field that differs), and the panel
+  // keeps its setup and runs. On success the runs stand paused at the checkpoints' steps (curves
+  // start there) and Play continues from there; Reset starts again from step 0 with the same seed.
   bool setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
                                     const QStringList& checkpoints, QString* error);
 
@@ -142,6 +148,8 @@ class TrainingPanel : public QWidget {
   struct PendingSave;
   std::vector<TrainingRunSpec> specsFromControls(QString* error) const;
   QString experimentProblem(const poslab::ExperimentSpec& spec) const;  // empty: acceptable
+  // Shows spec in the controls (setup_ = spec); the runs are left alone.
+  void loadControls(const poslab::ExperimentSpec& spec);
   void connectRun(TrainingRun* run);
   void showNewRuns(const std::vector<TrainingRunSpec>& specs);  // states, views and curves
   void onCheckpointSaved(int index, const QString& path, long long step, const QString& error);
