@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "train/training_worker.h"
 
@@ -65,6 +66,20 @@ TEST(TrainingWorkerWakeup, StopAlwaysReturns) {
       worker.pause();
     }
     stopWithin(worker, cycle % 2 ? "after a pause" : "right after start");
+  }
+}
+
+// requestStop() returns at once and refuses new jobs; the join comes later (stop, destructor).
+TEST(TrainingWorkerWakeup, RequestStopThenJoin) {
+  std::vector<std::unique_ptr<TrainingWorker>> workers;
+  for (int i = 0; i < 4; ++i)
+    workers.push_back(std::make_unique<TrainingWorker>(tinyRun(), nullptr));
+  for (auto& w : workers) w->play();
+  for (auto& w : workers) w->requestStop();  // all asked first: their last steps overlap
+  for (auto& w : workers) {
+    EXPECT_FALSE(w->isPlaying());
+    EXPECT_FALSE(w->post([](Trainer&) {}));
+    stopWithin(*w, "after requestStop");
   }
 }
 

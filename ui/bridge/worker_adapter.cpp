@@ -71,6 +71,9 @@ void TrainingRun::stepOnce() {
 void TrainingRun::reset() {
   impl_->worker->reset();
 }
+void TrainingRun::requestStop() {
+  impl_->worker->requestStop();
+}
 bool TrainingRun::isPlaying() const {
   return impl_->worker->isPlaying();
 }

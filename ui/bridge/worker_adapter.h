@@ -66,6 +66,9 @@ class TrainingRun : public QObject {
   void pause();
   void stepOnce();
   void reset();
+  // Asks the worker to end after its step in flight and returns at once; the destructor joins.
+  // Stopping several runs this way first lets their last steps overlap.
+  void requestStop();
   bool isPlaying() const;
   long long stepCount() const;     // steps done (atomic in the worker)
   std::string deviceName() const;  // recorded when the run was built: never waits

@@ -750,7 +750,10 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
 }
 
 void TrainingPanel::clearRuns() {
-  runs_.clear();  // each destructor stops and joins its worker
+  // Ask every worker to stop first, then join them: the steps in flight end together, so the
+  // UI waits for the longest one rather than for their sum.
+  for (auto& run : runs_) run->requestStop();
+  runs_.clear();  // each destructor joins its worker
   ++generation_;  // answers still queued from those runs are dropped
   failPendingSave(tr("the runs were replaced before their checkpoints were saved"));
   attentionInFlight_ = attentionPending_ = samplesInFlight_ = samplesPending_ = false;
