@@ -64,8 +64,7 @@ void addCompareCommand(CLI::App& app) {
     spec.base = buildTrainConfig(o->t, spec.families.front());
     spec.seeds = {spec.base.run.seed};
     if (!o->seeds.empty()) {
-      spec.seeds.clear();
-      for (long long s : parseLengthList(o->seeds, "--seeds")) spec.seeds.push_back(s);
+      spec.seeds = parseSeedList(o->seeds, "--seeds");
     }
     runAndReport(spec, o->t.common.json, o->checkpoints);
   });
@@ -99,8 +98,7 @@ void addRunCommand(CLI::App& app) {
     }
     ExperimentSpec spec = loadPreset(o->preset);
     if (!o->seeds.empty()) {
-      spec.seeds.clear();
-      for (long long s : parseLengthList(o->seeds, "--seeds")) spec.seeds.push_back(s);
+      spec.seeds = parseSeedList(o->seeds, "--seeds");
     }
     if (o->steps > 0) spec.base.run.steps = o->steps;
     spec.base.validate();

@@ -1,5 +1,6 @@
 #include "cli/train_options.h"
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -30,6 +31,24 @@ std::vector<long long> parseLengthList(const std::string& text, const std::strin
                             "for example 64,256,1024");
     out.push_back(v);
   }
+  return out;
+}
+
+std::vector<uint64_t> parseSeedList(const std::string& text, const std::string& what) {
+  std::vector<uint64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+    if (*end != '\0' || item[0] == '-' || errno == ERANGE)
+      throw InvalidArgument(what + " '" + text + "' is not a list of seeds",
+                            "seeds are integers from 0 to 2^64-1, for example 0,1,2");
+    out.push_back(v);
+  }
+  if (out.empty()) throw InvalidArgument(what + " is empty", "for example 0,1,2");
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o);
 // The config for one family (compare replaces model.family per run).
 TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family);
 std::vector<long long> parseLengthList(const std::string& text, const std::string& what);
+// "0,1,2" -> {0, 1, 2}: non-negative 64-bit seeds; throws InvalidArgument naming `what`.
+std::vector<uint64_t> parseSeedList(const std::string& text, const std::string& what);
 std::vector<std::string> parseNameList(const std::string& text);
 
 }  // namespace poslab::cli

@@ -89,6 +89,9 @@ json_has train-json "$tmp/t.json" "d['task']=='kernel-lm' and d['results'][0]['f
 [ "$(wc -l < "$tmp/run/metrics.jsonl")" -eq 6 ] && ok || fail "metrics.jsonl has $(wc -l < "$tmp/run/metrics.jsonl") lines, expected 6"
 grep -q "step 6/6" "$tmp/t.err" && ok || fail "no progress bar on stderr"
 "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 24,48 --json > "$tmp/e.json"
+expect_error bad-seeds "is not a list of seeds" "$cli" compare --task kernel-lm --families rope --seeds 0,-1
+expect_ok seed-zero "$cli" compare --task kernel-lm --families rope --steps 1 --batch 2 --train-length 8 \
+  --eval-lengths 8 --eval-sequences 2 --seeds 0,1
 expect_error min-train-length "min_train_length 32 must be 0 (off) or at most train_length 24" \
   "$cli" train --task kernel-lm --family rope --steps 1 --train-length 24 --min-train-length 32
 expect_ok variable-train-length "$cli" train --task kernel-lm --family rope --steps 2 --batch 4 \
