@@ -108,6 +108,24 @@ class TestTrainingPanel : public QObject {
   }
 
   // Loading a setup shows its task options and model size; edits go back into experiment().
+  // kernel-lm's default omega = 10000^(-6/D_head) follows the model's head size, as the trainer
+  // uses it: the form's "auto" value must change when d_model or heads do.
+  void kernelLmAutoOmegaFollowsTheHeadSize() {
+    TrainingPanel panel;
+    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
+    auto autoOmega = [&] {
+      const QString text = panel.findChild<QLineEdit*>("option_omega")->placeholderText();
+      return text.section(':', 1).trimmed().toDouble();
+    };
+    panel.findChild<QSpinBox*>("dModel")->setValue(64);
+    panel.findChild<QSpinBox*>("heads")->setValue(4);  // D_head 16
+    QVERIFY(std::abs(autoOmega() - std::pow(10000.0, -6.0 / 16)) < 1e-5);
+    panel.findChild<QSpinBox*>("heads")->setValue(1);  // D_head 64
+    QVERIFY(std::abs(autoOmega() - std::pow(10000.0, -6.0 / 64)) < 1e-5);
+    panel.findChild<QSpinBox*>("dModel")->setValue(32);  // D_head 32
+    QVERIFY(std::abs(autoOmega() - std::pow(10000.0, -6.0 / 32)) < 1e-5);
+  }
+
   void taskOptionsAndModelSizeRoundTrip() {
     TrainingPanel panel;
     poslab::ExperimentSpec e = tinyIndirect({"rope"});

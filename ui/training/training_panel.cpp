@@ -275,9 +275,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(resetButton_, &QPushButton::clicked, this, &TrainingPanel::reset);
   connect(task_, &QComboBox::currentTextChanged, this, &TrainingPanel::onTaskChanged);
   connect(trainLength_, &QSpinBox::valueChanged, this, [this] {
-    taskOptions_->setContext(trainLength_->value(), setup_.base.task.headDim);
+    taskOptions_->setContext(trainLength_->value(), modelHeadDim());
     updateSampleLengths();
   });
+  // kernel-lm's default omega follows the model's head size (the trainer sets it from the model).
+  for (QSpinBox* box : {dModel_, heads_})
+    connect(box, &QSpinBox::valueChanged, this,
+            [this] { taskOptions_->setContext(trainLength_->value(), modelHeadDim()); });
   connect(evalLengths_, &QLineEdit::textChanged, this, &TrainingPanel::updateSampleLengths);
   connect(attentionView_, &ModelAttentionView::requestChanged, this,
           &TrainingPanel::sendAttentionRequest);
@@ -920,6 +924,10 @@ void TrainingPanel::updateRunState() {
   runState_->setText(parts.join(QStringLiteral(" · ")));
 }
 
+long long TrainingPanel::modelHeadDim() const {
+  return std::max(1, dModel_->value() / std::max(1, heads_->value()));
+}
+
 void TrainingPanel::onTaskChanged() {
   const std::string id = task_->currentText().toStdString();
   TaskConfig t;
@@ -931,7 +939,7 @@ void TrainingPanel::onTaskChanged() {
     if (!kernels.empty()) t.kernel = kernels.front();  // mixed_raw / phase, as the CLI
   }
   t.trainLength = trainLength_->value();
-  t.headDim = setup_.base.task.headDim;  // the task reads its own head_dim (kernel-lm omega)
+  t.headDim = modelHeadDim();  // as the trainer does: kernel-lm's omega follows the head size
   taskOptions_->setConfig(t);
 }
 

@@ -159,8 +159,9 @@ class TrainingPanel : public QWidget {
   void clearCurves();
   void onSnapshot(int index, const poslab::Snapshot& snapshot);
   void setStatus(const QString& text);
-  void onTaskChanged();   // shows the task's options (the setup's when it is the setup's task)
-  void updateRunState();  // the state label from the runs
+  void onTaskChanged();  // shows the task's options (the setup's when it is the setup's task)
+  long long modelHeadDim() const;  // d_model / heads of the model controls
+  void updateRunState();           // the state label from the runs
   void updateSampleLengths();
   // Asks the shown runs' workers for fresh maps and samples (non-blocking; one in flight per
   // view, a request meanwhile is sent when the answer comes).
