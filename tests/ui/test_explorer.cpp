@@ -1,12 +1,12 @@
 // The explorer window, offscreen: every view plots for a couple of families; moving a parameter
 // changes the plotted data as the family's formula says; an invalid combination shows an error
 // and leaves the previous plot alone.
+#include <qcustomplot.h>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QtTest>
-#include <qcustomplot.h>
 
 #include <cmath>
 
@@ -60,9 +60,12 @@ class TestExplorer : public QObject {
   void kernelViewPlotsBasisAndKernel_data() {
     QTest::addColumn<QString>("family");
     QTest::addColumn<QString>("basisName");
-    QTest::newRow("jordan-exact") << "jordan-exact" << "d*exp*cos";
-    QTest::newRow("rope") << "rope" << "cos_0";
-    QTest::newRow("alibi") << "alibi" << "bias_h1";
+    QTest::newRow("jordan-exact") << "jordan-exact"
+                                  << "d*exp*cos";
+    QTest::newRow("rope") << "rope"
+                          << "cos_0";
+    QTest::newRow("alibi") << "alibi"
+                           << "bias_h1";
   }
   void kernelViewPlotsBasisAndKernel() {
     QFETCH(QString, family);
@@ -75,6 +78,36 @@ class TestExplorer : public QObject {
     QCOMPARE(v->kernelGraph()->dataCount(), 256);  // the default lag count
     QVERIFY(v->basisGraph(basisName));
     QCOMPARE(v->basisGraph(basisName)->dataCount(), 256);
+  }
+
+  // Issue #4's "done means": the window opens on a family with gamma; moving gamma changes the
+  // kernel as the formula says (exp*cos basis = e^(-gamma d) cos(omega d)) and redraws the map and
+  // the norms with different data.
+  void newUserMovesGammaAndKernelMapAndNormsChange() {
+    QCOMPARE(window_->parameters()->familyId(), std::string(ParameterPanel::kDefaultFamily));
+    auto* gamma = window_->parameters()->findChild<QDoubleSpinBox*>("param_gamma");
+    QVERIFY(gamma);
+    window_->showView(WindowView::Attention);
+    settle(ExplorerView::Attention);
+    const double cellBefore = window_->attentionView()->colorMap()->data()->cell(0, 100);
+    window_->showView(WindowView::Norms);
+    settle(ExplorerView::Norms);
+    const auto& norms = window_->normsView()->graphs();
+    const double keyBefore = (norms.key->data()->constEnd() - 1)->value;
+
+    gamma->setValue(0.02);
+    window_->showView(WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    const double omega = window_->parameters()->values().at("omega");
+    const QCPGraph* g = window_->kernelView()->basisGraph("exp*cos");
+    QVERIFY(g);
+    QVERIFY(std::abs(valueAt(g, 30) - std::exp(-0.02 * 30) * std::cos(omega * 30)) < 1e-9);
+    window_->showView(WindowView::Attention);
+    settle(ExplorerView::Attention);
+    QVERIFY(window_->attentionView()->colorMap()->data()->cell(0, 100) != cellBefore);
+    window_->showView(WindowView::Norms);
+    settle(ExplorerView::Norms);
+    QVERIFY((norms.key->data()->constEnd() - 1)->value != keyBefore);
   }
 
   // Damped RoPE (SPEC 1.x): the exp*cos basis function is e^(-gamma d) cos(omega d).
@@ -117,7 +150,8 @@ class TestExplorer : public QObject {
     headDim->setValue(15);
     settle(ExplorerView::Kernel);
     QVERIFY(!window_->errorLabel()->isHidden());
-    QVERIFY2(window_->errorLabel()->text().contains("head_dim"), qPrintable(window_->errorLabel()->text()));
+    QVERIFY2(window_->errorLabel()->text().contains("head_dim"),
+             qPrintable(window_->errorLabel()->text()));
     QCOMPARE(window_->kernelView()->kernelGraph(), kernel);  // same graph object, same data
     QCOMPARE(valueAt(kernel, 10), before);
     headDim->setValue(16);
@@ -154,7 +188,7 @@ class TestExplorer : public QObject {
     select("jordan-exact", WindowView::Probe);
     settle(ExplorerView::Probe);
     ProbeView* v = window_->probeView();
-    QCOMPARE(v->table()->rowCount(), 6);  // the paper's six families
+    QCOMPARE(v->table()->rowCount(), 6);                                // the paper's six families
     QCOMPARE(v->table()->item(0, 0)->text(), QString("jordan-exact"));  // best fit of mixed_raw
     QVERIFY(v->graphs().target->dataCount() > 100);
     QCOMPARE(v->graphs().fitted.size(), size_t(6));

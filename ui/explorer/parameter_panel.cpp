@@ -7,8 +7,8 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
-#include <QValidator>
 #include <QVBoxLayout>
+#include <QValidator>
 
 #include <algorithm>
 #include <cmath>
@@ -50,6 +50,9 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   family_->setObjectName("family");
   for (const auto& f : familyCatalog())
     family_->addItem(QString::fromStdString(f.title), QString::fromStdString(f.id));
+  // Start on the family the explorer exists for: exact Jordan-RoPE has gamma, omega and eta, and
+  // its kernel shows the coupled d cos(omega d) term (NoPE, first in SPEC order, has nothing).
+  family_->setCurrentIndex(std::max(0, family_->findData(QString::fromStdString(kDefaultFamily))));
   layout->addWidget(label);
   layout->addWidget(family_);
   rowsHost_ = new QWidget(this);
@@ -129,11 +132,11 @@ void ParameterPanel::rebuildRows() {
 void ParameterPanel::addRow(const ParamSpec& spec) {
   const int line = grid_->rowCount();
   const QString name = QString::fromStdString(spec.name);
-  const QString tip = QString::fromStdString(spec.description) +
-                      tr("\nrange [%1, %2], default %3")
-                          .arg(spec.min, 0, 'g', 6)
-                          .arg(spec.max, 0, 'g', 6)
-                          .arg(spec.defaultValue, 0, 'g', 6);
+  const QString tip =
+      QString::fromStdString(spec.description) + tr("\nrange [%1, %2], default %3")
+                                                     .arg(spec.min, 0, 'g', 6)
+                                                     .arg(spec.max, 0, 'g', 6)
+                                                     .arg(spec.defaultValue, 0, 'g', 6);
   auto* label = new QLabel(name, rowsHost_);
   label->setToolTip(tip);
   grid_->addWidget(label, line, 0);

@@ -22,6 +22,8 @@ namespace poslab::ui {
 class ParameterPanel : public QWidget {
   Q_OBJECT
  public:
+  static constexpr const char* kDefaultFamily = "jordan-exact";  // shown when the app starts
+
   explicit ParameterPanel(QWidget* parent = nullptr);
 
   std::string familyId() const;
