@@ -7,14 +7,14 @@ namespace poslab::ui {
 namespace {
 // Below this upper/lower ratio a log axis has at most one power of ten: label plain numbers.
 constexpr double kMinDecadeRatio = 20;
-}
+}  // namespace
 
 QColor seriesColor(int index) {
   // Tableau-10: distinguishable and printable.
-  static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                                  QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75),
-                                  QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
-                                  QColor(23, 190, 207)};
+  static const QColor colors[] = {
+      QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
+      QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
+      QColor(188, 189, 34),  QColor(23, 190, 207)};
   return colors[index % 10];
 }
 
@@ -83,6 +83,32 @@ void fitLogTicks(QCPAxis* axis) {
   } else {
     setLogAxis(axis, true);
   }
+}
+
+Heatmap addAttentionHeatmap(QCustomPlot* plot, const QString& scaleLabel) {
+  stylePlot(plot, QObject::tr("key position j"), QObject::tr("query position i"));
+  plot->yAxis->setRangeReversed(true);  // matrix orientation: row 0 at the top
+  Heatmap h;
+  h.map = new QCPColorMap(plot->xAxis, plot->yAxis);
+  h.map->setInterpolate(false);
+  h.scale = new QCPColorScale(plot);
+  h.scale->setType(QCPAxis::atRight);
+  h.scale->axis()->setLabel(scaleLabel);
+  plot->plotLayout()->addElement(0, 1, h.scale);
+  h.map->setColorScale(h.scale);
+  // Viridis (QCustomPlot 2.1 lacks it): perceptually uniform, readable in grey.
+  QCPColorGradient gradient;
+  gradient.setColorStopAt(0.0, QColor(68, 1, 84));
+  gradient.setColorStopAt(0.25, QColor(59, 82, 139));
+  gradient.setColorStopAt(0.5, QColor(33, 145, 140));
+  gradient.setColorStopAt(0.75, QColor(94, 201, 98));
+  gradient.setColorStopAt(1.0, QColor(253, 231, 37));
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // above the diagonal (j > i)
+  h.map->setGradient(gradient);
+  auto* margins = new QCPMarginGroup(plot);
+  plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  h.scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  return h;
 }
 
 }  // namespace poslab::ui

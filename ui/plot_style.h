@@ -7,6 +7,8 @@
 
 class QCustomPlot;
 class QCPAxis;
+class QCPColorMap;
+class QCPColorScale;
 class QCPLegend;
 
 namespace poslab::ui {
@@ -25,5 +27,14 @@ void setLogAxis(QCPAxis* axis, bool log);
 // For a log axis whose range spans about a decade or less, power-of-ten labels repeat
 // ("7·10^0" twice): label plain numbers instead. Call after setting the range.
 void fitLogTicks(QCPAxis* axis);
+
+// An attention heatmap in `plot`: key position j across, query position i down (row 0 at the top),
+// no interpolation, viridis colours (masked cells, j > i, are NaN and transparent) and a colour
+// scale on the right labelled `scaleLabel`, aligned with the axis rect.
+struct Heatmap {
+  QCPColorMap* map = nullptr;
+  QCPColorScale* scale = nullptr;
+};
+Heatmap addAttentionHeatmap(QCustomPlot* plot, const QString& scaleLabel);
 
 }  // namespace poslab::ui

@@ -1,5 +1,6 @@
 #include "explorer/attention_view.h"
 
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -7,7 +8,6 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,7 @@ constexpr double kToeplitzTolerance = 1e-9;
 // A log colour scale spans this many decades below the largest weight: far rows spread their
 // mass over hundreds of keys, so on a linear scale everything but the diagonal looks the same.
 constexpr double kLogColorDecades = 4;
-}
+}  // namespace
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -50,27 +50,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("attentionPlot");
-  stylePlot(plot_, tr("key position j"), tr("query position i"));
-  plot_->yAxis->setRangeReversed(true);  // matrix orientation: row 0 at the top
-  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
-  map_->setInterpolate(false);
-  scale_ = new QCPColorScale(plot_);
-  scale_->setType(QCPAxis::atRight);
-  scale_->axis()->setLabel(tr("attention weight softmax_j l(i, j)"));
-  plot_->plotLayout()->addElement(0, 1, scale_);
-  map_->setColorScale(scale_);
-  // Viridis (QCustomPlot 2.1 lacks it): perceptually uniform, readable in grey.
-  QCPColorGradient gradient;
-  gradient.setColorStopAt(0.0, QColor(68, 1, 84));
-  gradient.setColorStopAt(0.25, QColor(59, 82, 139));
-  gradient.setColorStopAt(0.5, QColor(33, 145, 140));
-  gradient.setColorStopAt(0.75, QColor(94, 201, 98));
-  gradient.setColorStopAt(1.0, QColor(253, 231, 37));
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // above the diagonal (j > i)
-  map_->setGradient(gradient);
-  auto* margins = new QCPMarginGroup(plot_);
-  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  const Heatmap heatmap = addAttentionHeatmap(plot_, tr("attention weight softmax_j l(i, j)"));
+  map_ = heatmap.map;
+  scale_ = heatmap.scale;
   layout->addWidget(plot_, 1);
 
   connect(T_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
@@ -83,7 +65,9 @@ void AttentionView::fillRequest(ExplorerRequest& request) const {
   request.attention.head = head_->value();
 }
 
-QString AttentionView::toeplitzText() const { return toeplitz_->text(); }
+QString AttentionView::toeplitzText() const {
+  return toeplitz_->text();
+}
 
 void AttentionView::showResult(const ExplorerResult& result) {
   const AttentionResult& a = result.attention;
@@ -96,11 +80,10 @@ void AttentionView::showResult(const ExplorerResult& result) {
   last_ = a;
   render();
   const bool toeplitz = a.toeplitzDeviation < kToeplitzTolerance;
-  toeplitz_->setText(
-      tr("max |l(i,j) − l(i+1,j+1)| = %1: %2")
-          .arg(a.toeplitzDeviation, 0, 'g', 3)
-          .arg(toeplitz ? tr("Toeplitz logits (depend on the lag only)")
-                        : tr("not Toeplitz (depend on absolute positions)")));
+  toeplitz_->setText(tr("max |l(i,j) − l(i+1,j+1)| = %1: %2")
+                         .arg(a.toeplitzDeviation, 0, 'g', 3)
+                         .arg(toeplitz ? tr("Toeplitz logits (depend on the lag only)")
+                                       : tr("not Toeplitz (depend on absolute positions)")));
 }
 
 void AttentionView::render() {
@@ -120,8 +103,10 @@ void AttentionView::render() {
   const bool log = logColor_->isChecked() && largest > 0;
   map_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   setLogAxis(scale_->axis(), log);
-  if (log) map_->setDataRange(QCPRange(largest * std::pow(10.0, -kLogColorDecades), largest));
-  else map_->rescaleDataRange(true);
+  if (log)
+    map_->setDataRange(QCPRange(largest * std::pow(10.0, -kLogColorDecades), largest));
+  else
+    map_->rescaleDataRange(true);
   plot_->rescaleAxes();
   plot_->replot();
 }

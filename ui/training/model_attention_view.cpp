@@ -57,26 +57,9 @@ ModelAttentionView::ModelAttentionView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("modelAttentionPlot");
-  stylePlot(plot_, tr("key position j"), tr("query position i"));
-  plot_->yAxis->setRangeReversed(true);  // matrix orientation: row 0 at the top
-  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
-  map_->setInterpolate(false);
-  scale_ = new QCPColorScale(plot_);
-  scale_->setType(QCPAxis::atRight);
-  scale_->axis()->setLabel(tr("attention weight"));
-  plot_->plotLayout()->addElement(0, 1, scale_);
-  map_->setColorScale(scale_);
-  QCPColorGradient gradient;  // viridis, as the explorer's map
-  gradient.setColorStopAt(0.0, QColor(68, 1, 84));
-  gradient.setColorStopAt(0.25, QColor(59, 82, 139));
-  gradient.setColorStopAt(0.5, QColor(33, 145, 140));
-  gradient.setColorStopAt(0.75, QColor(94, 201, 98));
-  gradient.setColorStopAt(1.0, QColor(253, 231, 37));
-  gradient.setNanHandling(QCPColorGradient::nhTransparent);  // masked (j > i)
-  map_->setGradient(gradient);
-  auto* margins = new QCPMarginGroup(plot_);
-  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  const Heatmap heatmap = addAttentionHeatmap(plot_, tr("attention weight"));
+  map_ = heatmap.map;
+  scale_ = heatmap.scale;
   plot_->setMinimumSize(300, 240);
   layout->addWidget(plot_, 1);
 
