@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "bridge/explorer_compute.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/explorer_controller.h"
@@ -17,7 +18,9 @@
 #include "explorer/norms_view.h"
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
+#include "export/plot_export.h"
 #include "main_window.h"
+#include "session/session_state.h"
 
 using namespace poslab::ui;
 
@@ -157,6 +160,109 @@ class TestExplorer : public QObject {
     headDim->setValue(16);
     settle(ExplorerView::Kernel);
     QVERIFY(window_->errorLabel()->isHidden());
+  }
+
+  // Issue #4 §1, several families overlaid: on jordan-exact, rope and damped-rope are drawn over
+  // the kernel. Damped-rope shares gamma and omega, so its overlay is core's damped-rope kernel at
+  // gamma 0.02 and the panel's omega, e^(-gamma d) cos(omega d); rope has no gamma and stays put.
+  void kernelOverlaysFollowSharedParameters() {
+    select("jordan-exact", WindowView::Kernel);
+    KernelView* v = window_->kernelView();
+    v->setOverlay({"rope", "damped-rope"});
+    settle(ExplorerView::Kernel);
+    QVERIFY(window_->controller()->lastError().isEmpty());
+    const QCPGraph* rope = v->overlayGraph("rope");
+    QVERIFY(rope);
+    QVERIFY(v->overlayGraph("damped-rope"));
+    QCOMPARE(rope->name(), QString("rope (overlay)"));
+    QCOMPARE(rope->pen().style(), Qt::DashLine);
+    QVector<double> ropeBefore;
+    for (int d = 0; d < 256; ++d) ropeBefore << valueAt(rope, d);
+
+    auto* gamma = window_->parameters()->findChild<QDoubleSpinBox*>("param_gamma");
+    QVERIFY(gamma);
+    gamma->setValue(0.02);
+    settle(ExplorerView::Kernel);
+    const double omega = window_->parameters()->values().at("omega");
+    QCOMPARE(window_->parameters()->values().at("gamma"), 0.02);
+    // Expected values through the bridge, as the kernel view computes damped-rope's own K(d).
+    ExplorerRequest expected;
+    expected.view = ExplorerView::Kernel;
+    expected.family = "damped-rope";
+    expected.params = {{"gamma", 0.02}, {"omega", omega}};
+    const ExplorerResult e = computeExplorer(expected);
+    QVERIFY2(e.error.empty(), e.error.c_str());
+    QCOMPARE(e.kernel.kernel.size(), size_t(256));
+    const QCPGraph* damped = v->overlayGraph("damped-rope");
+    QVERIFY(damped);
+    QCOMPARE(damped->dataCount(), 256);
+    for (int d = 0; d < 256; ++d) {
+      QVERIFY(std::abs(valueAt(damped, d) - e.kernel.kernel[d]) < 1e-12);
+      QVERIFY(std::abs(valueAt(damped, d) - std::exp(-0.02 * d) * std::cos(omega * d)) < 1e-12);
+    }
+    // The current family's kernel differs (eta's d-term), so the overlay is not a copy of it.
+    QVERIFY(std::abs(valueAt(v->kernelGraph(), 30) - valueAt(damped, 30)) > 1e-3);
+    rope = v->overlayGraph("rope");
+    QVERIFY(rope);
+    for (int d = 0; d < 256; ++d) QCOMPARE(valueAt(rope, d), ropeBefore[d]);
+    QVERIFY(v->overlayStatus().isEmpty());
+    // The plot's CSV carries a column per overlay.
+    const QString header = plotCsv(v->plot()).section('\n', 0, 0);
+    QVERIFY2(header.contains("rope (overlay)") && header.contains("damped-rope (overlay)"),
+             qPrintable(header));
+
+    // A session round trip keeps the choice, in order.
+    const nlohmann::json saved = sessionToJson(captureSession(*window_));
+    QCOMPARE(saved["views"]["kernel"]["overlay"].size(), size_t(2));
+    v->setOverlay({});
+    SessionState state;
+    QString error;
+    QVERIFY2(sessionFromJson(saved, state, &error), qPrintable(error));
+    QVERIFY2(applySession(*window_, state, &error), qPrintable(error));
+    QCOMPARE(v->overlay(), (std::vector<std::string>{"rope", "damped-rope"}));
+    settle(ExplorerView::Kernel);
+    QVERIFY(v->overlayGraph("damped-rope"));
+
+    // Unknown family: refused naming the field, nothing changes. An old session without the key
+    // loads with no overlay.
+    nlohmann::json bad = saved;
+    bad["views"]["kernel"]["overlay"] = {"rope", "no-such-family"};
+    QVERIFY(sessionFromJson(bad, state, &error));
+    QVERIFY(!applySession(*window_, state, &error));
+    QVERIFY2(error.contains("views.kernel.overlay[1]") && error.contains("no-such-family"),
+             qPrintable(error));
+    QCOMPARE(v->overlay().size(), size_t(2));
+    nlohmann::json old = saved;
+    old["views"]["kernel"].erase("overlay");
+    QVERIFY2(sessionFromJson(old, state, &error), qPrintable(error));
+    QVERIFY2(applySession(*window_, state, &error), qPrintable(error));
+    QVERIFY(v->overlay().empty());
+  }
+
+  // A shared value an overlay family refuses falls back to its default, said in the status line:
+  // rope at head_dim 6 is fine, Jordan blocks need a multiple of 4, so its overlay uses 16.
+  void kernelOverlayFallsBackToDefaultsForRefusedValues() {
+    select("rope", WindowView::Kernel);
+    KernelView* v = window_->kernelView();
+    v->setOverlay({"jordan-exact"});
+    auto* headDim = window_->parameters()->findChild<QSpinBox*>("param_head_dim");
+    QVERIFY(headDim);
+    headDim->setValue(6);
+    settle(ExplorerView::Kernel);
+    QVERIFY2(window_->controller()->lastError().isEmpty(),
+             qPrintable(window_->controller()->lastError()));
+    QVERIFY(v->overlayGraph("jordan-exact"));
+    QVERIFY2(v->overlayStatus().contains("jordan-exact") && v->overlayStatus().contains("head_dim"),
+             qPrintable(v->overlayStatus()));
+    ExplorerRequest expected;
+    expected.view = ExplorerView::Kernel;
+    expected.family = "jordan-exact";
+    const ExplorerResult e = computeExplorer(expected);  // its defaults (rope shares no other)
+    QVERIFY2(e.error.empty(), e.error.c_str());
+    QCOMPARE(valueAt(v->overlayGraph("jordan-exact"), 50), e.kernel.kernel[50]);
+    // A fourth family is refused by the view (the menu disables the rest at three).
+    v->setOverlay({"alibi", "damped-rope", "jordan-exact", "nope"});
+    QCOMPARE(v->overlay().size(), size_t(3));
   }
 
   void attentionMapIsToeplitzOnlyForRelativeFamilies() {

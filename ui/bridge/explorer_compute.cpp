@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 #include "analysis/attention_map.h"
 #include "analysis/feature_norms.h"
 #include "analysis/pj_diagnostics.h"
+#include "bridge/catalog.h"
 #include "encodings/pj_bias.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
@@ -31,9 +33,73 @@ LagBasis computeKernel(const Encoding& enc, const KernelSettings& s) {
   return enc.basis(lagRange(first, first + s.lagCount));
 }
 
+// An overlay family's K(d): the panel's value for every parameter it shares with the current
+// family, its own defaults for the rest. A shared value the family refuses on its own (out of its
+// range) or in combination (core's check, as checkEncoding) falls back to its default, noted in
+// *notes; a family that has no kernel K(d) or refuses even its defaults is skipped (nullopt, the
+// reason in *notes). Never throws.
+std::optional<KernelOverlay> computeOverlay(const std::string& id, const ExplorerRequest& req,
+                                            std::vector<std::string>* notes) {
+  const auto skip = [&](const std::string& why) {
+    notes->push_back(id + " (overlay) not drawn: " + why);
+    return std::nullopt;
+  };
+  const FamilyDescription* family = findFamily(id);
+  if (!family) return skip("unknown family");
+  if (id == req.family) return skip("it is the current family");
+  KernelOverlay out;
+  out.family = id;
+  std::map<std::string, double> values;
+  std::vector<std::string> taken;  // shared names whose panel value differs from the default
+  for (const ParamSpec& spec : family->params) {
+    values[spec.name] = spec.defaultValue;
+    auto it = req.params.find(spec.name);
+    if (it == req.params.end() || it->second == spec.defaultValue) continue;
+    try {
+      ParamSet single({spec}, {{spec.name, it->second}}, id);  // range and wholeness
+      values[spec.name] = it->second;
+      taken.push_back(spec.name);
+    } catch (const std::exception& e) {
+      out.fellBack.push_back(spec.name + " (" + e.what() + ")");
+    }
+  }
+  std::unique_ptr<Encoding> enc;
+  std::string refusal;
+  for (size_t reverted = 0;; ++reverted) {
+    try {
+      enc = makeEncoding(id, values);
+      break;
+    } catch (const std::exception& e) {
+      refusal = e.what();
+    }
+    // The combination is refused: give the shared values back to the defaults, one at a time.
+    if (reverted == taken.size()) return skip(refusal);
+    const std::string& name = taken[reverted];
+    values[name] =
+        std::find_if(family->params.begin(), family->params.end(), [&](const ParamSpec& p) {
+          return p.name == name;
+        })->defaultValue;
+    out.fellBack.push_back(name + " (" + refusal + ")");
+  }
+  try {
+    out.kernel = computeKernel(*enc, req.kernel).kernel;
+  } catch (const std::exception& e) {
+    return skip(e.what());
+  }
+  if (out.kernel.empty())
+    return skip("the family defines no single kernel K(d), only basis functions");
+  if (!out.fellBack.empty()) {
+    std::string list;
+    for (const std::string& f : out.fellBack) list += (list.empty() ? "" : "; ") + f;
+    notes->push_back(id + " (overlay) at its default for " + list);
+  }
+  return out;
+}
+
 AttentionResult computeAttention(const Encoding& enc, const AttentionSettings& s) {
   if (s.T < 2 || s.T > kMaxMapT)
-    throw InvalidArgument("T = " + std::to_string(s.T) + " is not in 2.." + std::to_string(kMaxMapT));
+    throw InvalidArgument("T = " + std::to_string(s.T) + " is not in 2.." +
+                          std::to_string(kMaxMapT));
   const long long H = enc.heads();
   // The head selector may still hold a head of the previous family: show the last one instead.
   const long long head = std::min(std::max<long long>(s.head, 1), H);
@@ -118,6 +184,15 @@ ExplorerResult computeExplorer(const ExplorerRequest& req) {
     switch (req.view) {
       case ExplorerView::Kernel:
         r.kernel = computeKernel(*makeEncoding(req.family, req.params), req.kernel);
+        for (size_t n = 0; n < req.kernel.overlay.size(); ++n) {
+          if (n >= static_cast<size_t>(kMaxKernelOverlays)) {
+            r.overlayNotes.push_back(req.kernel.overlay[n] + " (overlay) not drawn: at most " +
+                                     std::to_string(kMaxKernelOverlays) + " overlays");
+            continue;
+          }
+          if (auto o = computeOverlay(req.kernel.overlay[n], req, &r.overlayNotes))
+            r.overlays.push_back(std::move(*o));
+        }
         break;
       case ExplorerView::Attention:
         r.attention = computeAttention(*makeEncoding(req.family, req.params), req.attention);

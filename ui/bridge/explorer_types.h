@@ -18,7 +18,12 @@ enum class ExplorerView { Kernel, Attention, Norms, Probe, Diagnostics };
 struct KernelSettings {
   long long lagCount = 256;  // lags first..first+lagCount-1
   bool logLag = false;       // log lag axis: lags start at 1 (log 0 is undefined)
+  // Other families whose K(d) is drawn over the current family's (at most kMaxKernelOverlays).
+  // Each takes the panel's value of every parameter it shares with the current family and its
+  // own defaults for the rest.
+  std::vector<std::string> overlay;
 };
+inline constexpr int kMaxKernelOverlays = 3;
 struct AttentionSettings {
   long long T = 128;   // map is T x T
   long long head = 1;  // 1..H
@@ -49,9 +54,9 @@ struct ExplorerRequest {
 
 struct AttentionResult {
   long long T = 0;
-  long long head = 1;   // 1-based
-  long long heads = 1;  // heads the family distinguishes
-  std::vector<double> weights;  // T x T row-major, 0 above the diagonal
+  long long head = 1;            // 1-based
+  long long heads = 1;           // heads the family distinguishes
+  std::vector<double> weights;   // T x T row-major, 0 above the diagonal
   double toeplitzDeviation = 0;  // max |l(i,j) - l(i+1,j+1)|
 };
 
@@ -81,12 +86,24 @@ struct DiagnosticsResult {
   std::vector<DiagnosticRow> rows;
 };
 
+// One overlay family's kernel K(d) on the same lags as the current family's, computed by the same
+// core function (Encoding::basis(lags).kernel, unnormalised for every family alike).
+struct KernelOverlay {
+  std::string family;
+  std::vector<double> kernel;
+  // Shared parameters it could not take from the panel (its check refused them), as
+  // "gamma = 12 (rejected: ...)"; they are at the family's defaults.
+  std::vector<std::string> fellBack;
+};
+
 struct ExplorerResult {
   long long id = 0;
   ExplorerView view = ExplorerView::Kernel;
   std::string family;
   std::string error;  // non-empty: the computation failed; the other fields are empty
   LagBasis kernel;
+  std::vector<KernelOverlay> overlays;    // in request.kernel.overlay order, skipped ones left out
+  std::vector<std::string> overlayNotes;  // why an overlay is skipped or fell back, one per line
   AttentionResult attention;
   NormsResult norms;
   ProbeReport probe;

@@ -1,15 +1,33 @@
 #include "explorer/kernel_view.h"
 
+#include <algorithm>
+
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
+#include <QSignalBlocker>
+#include <QToolButton>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
+#include "bridge/catalog.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
+
+namespace {
+// Overlay pens: dark, saturated, apart from the thin Tableau basis curves and the black kernel.
+QColor overlayColor(size_t index) {
+  static const QColor colors[kMaxKernelOverlays] = {QColor(200, 0, 90), QColor(0, 120, 110),
+                                                    QColor(90, 60, 200)};
+  return colors[index % kMaxKernelOverlays];
+}
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+}  // namespace
 
 KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -23,8 +41,43 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(new QLabel(tr("lags"), this));
   controls->addWidget(lagCount_);
   controls->addWidget(logLag_);
+  overlayButton_ = new QToolButton(this);
+  overlayButton_->setObjectName("kernelOverlay");
+  overlayButton_->setPopupMode(QToolButton::InstantPopup);
+  overlayButton_->setToolTip(
+      tr("Draw the kernel K(d) of up to %1 other families over this one, dashed. Each takes this "
+         "panel's value of every parameter it shares (gamma, omega, …) and its own defaults for "
+         "the rest.")
+          .arg(kMaxKernelOverlays));
+  auto* menu = new QMenu(overlayButton_);
+  menu->setObjectName("kernelOverlayMenu");
+  for (const FamilyDescription& f : familyCatalog()) {
+    QAction* a = menu->addAction(q(f.id) + QStringLiteral("  —  ") + q(f.title));
+    a->setCheckable(true);
+    a->setData(q(f.id));
+    overlayActions_[f.id] = a;
+    connect(a, &QAction::toggled, this, [this, id = f.id](bool on) {
+      std::vector<std::string> next = overlay_;
+      auto it = std::find(next.begin(), next.end(), id);
+      if (on && it == next.end()) next.push_back(id);
+      if (!on && it != next.end()) next.erase(it);
+      setOverlay(next);
+    });
+  }
+  menu->addSeparator();
+  QAction* clear = menu->addAction(tr("Clear overlays"));
+  clear->setObjectName("kernelOverlayClear");
+  connect(clear, &QAction::triggered, this, [this] { setOverlay({}); });
+  overlayButton_->setMenu(menu);
+  controls->addWidget(overlayButton_);
   controls->addStretch(1);
   layout->addLayout(controls);
+  status_ = new QLabel(this);
+  status_->setObjectName("kernelOverlayStatus");
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setVisible(false);
+  layout->addWidget(status_);
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("kernelPlot");
   stylePlot(plot_, tr("lag d = i − j (positions)"), tr("basis function / kernel K(d)"));
@@ -32,11 +85,49 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(plot_, 1);
   connect(lagCount_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
   connect(logLag_, &QCheckBox::toggled, this, [this] { Q_EMIT settingsChanged(); });
+  syncOverlayMenu();
+}
+
+void KernelView::setOverlay(const std::vector<std::string>& families) {
+  std::vector<std::string> next;
+  for (const std::string& f : families)
+    if (overlayActions_.count(f) && std::find(next.begin(), next.end(), f) == next.end() &&
+        next.size() < static_cast<size_t>(kMaxKernelOverlays))
+      next.push_back(f);
+  if (next == overlay_) {
+    syncOverlayMenu();  // a refused toggle (a 4th family) is unchecked again
+    return;
+  }
+  overlay_ = next;
+  syncOverlayMenu();
+  Q_EMIT settingsChanged();
+}
+
+void KernelView::syncOverlayMenu() {
+  const bool full = overlay_.size() >= static_cast<size_t>(kMaxKernelOverlays);
+  for (auto& [id, a] : overlayActions_) {
+    const bool on = std::find(overlay_.begin(), overlay_.end(), id) != overlay_.end();
+    QSignalBlocker block(a);
+    a->setChecked(on);
+    a->setEnabled(on || !full);  // at most kMaxKernelOverlays: the rest wait until one is removed
+  }
+  overlayButton_->setText(overlay_.empty() ? tr("overlay ▾")
+                                           : tr("overlay (%1) ▾").arg(overlay_.size()));
+}
+
+QString KernelView::overlayStatus() const {
+  return status_->text();
+}
+
+QCPGraph* KernelView::overlayGraph(const QString& family) const {
+  auto it = graphs_.overlays.find(family);
+  return it == graphs_.overlays.end() ? nullptr : it->second;
 }
 
 void KernelView::fillRequest(ExplorerRequest& request) const {
   request.kernel.lagCount = lagCount_->currentData().toLongLong();
   request.kernel.logLag = logLag_->isChecked();
+  request.kernel.overlay = overlay_;
 }
 
 QCPGraph* KernelView::basisGraph(const QString& name) const {
@@ -63,6 +154,22 @@ void KernelView::showResult(const ExplorerResult& result) {
     graphs_.kernel->setPen(QPen(Qt::black, 3));
     graphs_.kernel->setData(lags, QVector<double>(b.kernel.begin(), b.kernel.end()), true);
   }
+  for (size_t n = 0; n < result.overlays.size(); ++n) {
+    const KernelOverlay& o = result.overlays[n];
+    if (o.kernel.size() != b.lags.size()) continue;
+    QCPGraph* g = plot_->addGraph();
+    g->setName(tr("%1 (overlay)").arg(q(o.family)));
+    // The colour follows the family's place in the choice, so it stays put as gamma moves.
+    const auto pos = std::find(overlay_.begin(), overlay_.end(), o.family) - overlay_.begin();
+    QPen pen(overlayColor(static_cast<size_t>(pos)), 2.2, Qt::DashLine);
+    g->setPen(pen);
+    g->setData(lags, QVector<double>(o.kernel.begin(), o.kernel.end()), true);
+    graphs_.overlays[q(o.family)] = g;
+  }
+  QStringList notes;
+  for (const std::string& n : result.overlayNotes) notes << q(n);
+  status_->setText(notes.join('\n'));
+  status_->setVisible(!notes.isEmpty());
   setLogAxis(plot_->xAxis, logLag_->isChecked());
   plot_->rescaleAxes();
   plot_->yAxis->scaleRange(1.08);  // a margin so curves at the extremes stay visible

@@ -86,6 +86,19 @@ class ObjectReader {
         fail(name(key), "must be a whole number, not " + shown(*v));
     }
   }
+  void strings(const char* key, std::vector<std::string>& out) {
+    if (const json* v = field(key, false)) {
+      if (!v->is_array()) return fail(name(key), "must be an array of strings, not " + shown(*v));
+      std::vector<std::string> items;
+      for (size_t i = 0; i < v->size(); ++i) {
+        if (!(*v)[i].is_string())
+          return fail(name(key) + "[" + std::to_string(i) + "]",
+                      "must be a string, not " + shown((*v)[i]));
+        items.push_back((*v)[i].get<std::string>());
+      }
+      out = items;
+    }
+  }
   void boolean(const char* key, bool& out) {
     if (const json* v = field(key, false)) {
       if (v->is_boolean())
@@ -289,6 +302,7 @@ json sessionToJson(const SessionState& s) {
         {"probe", {{"target", v.probe.target}, {"family_only", v.probe.familyOnly}}},
         {"diagnostics", {{"target", v.diagnostics.target}}}}},
       {"training", experimentToJson(s.training)}};
+  if (!v.kernel.overlay.empty()) j["views"]["kernel"]["overlay"] = v.kernel.overlay;
   if (!s.checkpoints.empty()) {
     json list = json::array();
     for (const SessionCheckpoint& c : s.checkpoints)
@@ -333,6 +347,7 @@ bool sessionFromJson(const json& j, SessionState& out, QString* error) {
       ObjectReader kr(*k, "views.kernel", error);
       kr.integer("lags", v.kernel.lagCount);
       kr.boolean("log_lag", v.kernel.logLag);
+      kr.strings("overlay", v.kernel.overlay);  // optional: sessions before overlays lack it
       if (!kr.finish()) return false;
     }
     if (const json* a = r.field("attention", false)) {
@@ -527,6 +542,23 @@ QString validateSession(const MainWindow& w, const SessionState& s) {
         checkChoice(c.probeTarget, "views.probe.target", v.probe.target),
         checkChoice(c.diagnosticsTarget, "views.diagnostics.target", v.diagnostics.target)})
     if (!problem.isEmpty()) return problem;
+  if (v.kernel.overlay.size() > static_cast<size_t>(kMaxKernelOverlays))
+    return QObject::tr(
+               "field 'views.kernel.overlay' lists %1 families; the kernel view overlays "
+               "at most %2")
+        .arg(v.kernel.overlay.size())
+        .arg(kMaxKernelOverlays);
+  for (size_t i = 0; i < v.kernel.overlay.size(); ++i) {
+    const std::string& f = v.kernel.overlay[i];
+    if (!findFamily(f))
+      return QObject::tr(
+                 "field 'views.kernel.overlay[%1]': unknown family '%2' (see `poslab-cli "
+                 "families`)")
+          .arg(i)
+          .arg(q(f));
+    if (std::count(v.kernel.overlay.begin(), v.kernel.overlay.end(), f) > 1)
+      return QObject::tr("field 'views.kernel.overlay' lists family '%1' twice").arg(q(f));
+  }
   if (v.attention.head < 1 || v.attention.head > kMaxHead)
     return QObject::tr("field 'views.attention.head' = %1 is outside [1, %2]")
         .arg(v.attention.head)
@@ -586,6 +618,7 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error) {
   const ViewSettings& v = s.views;
   c.lagCount->setCurrentIndex(c.lagCount->findData(static_cast<int>(v.kernel.lagCount)));
   c.logLag->setChecked(v.kernel.logLag);
+  w.kernelView()->setOverlay(v.kernel.overlay);
   c.attentionT->setCurrentIndex(c.attentionT->findData(static_cast<int>(v.attention.T)));
   // The view narrows the range to the family's heads when its next result arrives.
   c.attentionHead->setMaximum(
