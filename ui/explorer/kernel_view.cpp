@@ -111,8 +111,8 @@ void KernelView::syncOverlayMenu() {
     a->setChecked(on);
     a->setEnabled(on || !full);  // at most kMaxKernelOverlays: the rest wait until one is removed
   }
-  overlayButton_->setText(overlay_.empty() ? tr("overlay ▾")
-                                           : tr("overlay (%1) ▾").arg(overlay_.size()));
+  overlayButton_->setText(overlay_.empty() ? tr("overlay")
+                                           : tr("overlay (%1)").arg(overlay_.size()));
 }
 
 QString KernelView::overlayStatus() const {
