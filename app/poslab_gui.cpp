@@ -3,16 +3,21 @@
 // a PNG and exits (0, or 2 with the reason on stderr), for scripts, CI and the docs.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QGuiApplication>
+#include <QLabel>
 #include <QStatusBar>
 #include <QTextStream>
+#include <QTimer>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <cstdlib>
 #include <cstring>
 
+#include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
@@ -56,6 +61,27 @@ std::vector<std::string> renameSessionArgument(int argc, char** argv) {
   return args;
 }
 
+// Prints one line when the window's first view has been drawn, then quits after `ms` with exit
+// code 0 if it drew without error (1 otherwise, or 1 if nothing was drawn within a minute).
+void scheduleQuitAfterFirstDraw(poslab::ui::MainWindow& window, int ms) {
+  auto drawn = std::make_shared<bool>(false);
+  QObject::connect(window.controller(), &poslab::ui::ExplorerController::settled, &window,
+                   [drawn, ms, &window](poslab::ui::ExplorerView, bool ok) {
+                     if (*drawn) return;  // only the first view
+                     *drawn = true;
+                     QTextStream(stdout) << "poslab: window shown on "
+                                         << QGuiApplication::platformName() << ", first view drawn "
+                                         << (ok ? QStringLiteral("ok")
+                                                : "with an error: " + window.errorLabel()->text())
+                                         << Qt::endl;
+                     QTimer::singleShot(ms, qApp, [ok] { QCoreApplication::exit(ok ? 0 : 1); });
+                   });
+  QTimer::singleShot(60000 + ms, qApp, [] {
+    QTextStream(stderr) << "poslab: error: no view was drawn within a minute" << Qt::endl;
+    QCoreApplication::exit(1);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,7 +121,14 @@ int main(int argc, char** argv) {
                              "With --screenshot: give up after SECONDS (default 300, "
                              "with --preset 86400).",
                              "SECONDS");
-  parser.addOptions({screenshot, view, family, set, sessionHelp, session, preset, timeout});
+  QCommandLineOption quitAfter(
+      "quit-after",
+      "Quit SECONDS after the window is shown and its first view has been drawn (demos, the README "
+      "check); also from the environment variable POSLAB_QUIT_AFTER. Exit code 0 if that view "
+      "drew without error.",
+      "SECONDS");
+  parser.addOptions(
+      {screenshot, view, family, set, sessionHelp, session, preset, timeout, quitAfter});
   parser.process(app);  // --help and --version print and exit here
 
   const auto chosenView = poslab::ui::parseWindowView(parser.value(view));
@@ -153,6 +186,15 @@ int main(int argc, char** argv) {
   if (parser.isSet(view) || (!parser.isSet(session) && !parser.isSet(preset)))
     window.showView(*chosenView);
   window.show();
+  QString quitText = parser.value(quitAfter);
+  if (quitText.isEmpty()) quitText = qEnvironmentVariable("POSLAB_QUIT_AFTER");
+  if (!quitText.isEmpty()) {
+    bool ok = false;
+    const double seconds = quitText.toDouble(&ok);
+    if (!ok || !(seconds >= 0) || seconds > 1e6)
+      return fail("--quit-after '" + quitText + "' is not a number of seconds");
+    scheduleQuitAfterFirstDraw(window, static_cast<int>(seconds * 1000));
+  }
   if (parser.isSet(preset)) {
     window.trainingPanel()->play();
     window.statusBar()->showMessage(presetNote, 15000);
