@@ -24,6 +24,7 @@
 #include "menus/file_menu.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
+#include "tiny_setups.h"
 #include "train/preset.h"
 #include "training/training_panel.h"
 
@@ -36,25 +37,7 @@ constexpr int kWaitMs = 60000;
 
 // Indirect indexing small enough for milliseconds per step (as test_training_panel).
 poslab::ExperimentSpec tinySetup(std::vector<std::string> families) {
-  poslab::ExperimentSpec e;
-  e.name = "tiny-trained";
-  e.families = std::move(families);
-  e.seeds = {5};
-  poslab::TrainConfig& c = e.base;
-  c.task.id = "indirect-indexing";
-  c.task.options = {{"alphabet", 16}, {"max_offset", 2}};
-  c.task.trainLength = 12;
-  c.model.dModel = 32;
-  c.model.heads = 2;
-  c.model.layers = 1;
-  c.optim.batch = 8;
-  c.run.steps = 1000;
-  c.run.seed = 5;
-  c.run.evalLengths = {12, 15};
-  c.run.evalEvery = 0;
-  c.run.evalSequences = 8;
-  c.run.device = "cpu";
-  return e;
+  return test::tinyIndirectSetup(std::move(families), /*layers=*/1, /*seed=*/5, "tiny-trained");
 }
 
 json readJson(const QString& path) {

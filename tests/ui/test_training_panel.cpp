@@ -23,6 +23,7 @@
 #include <numeric>
 #include <utility>
 
+#include "tiny_setups.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
 #include "training/sample_view.h"
@@ -44,25 +45,8 @@ class TestTrainingPanel : public QObject {
     panel.findChild<QSpinBox*>("trainLength")->setValue(16);
     panel.findChild<QLineEdit*>("evalLengths")->setText("16,32");
   }
-  // Indirect indexing small enough for milliseconds per step: alphabet 16, offsets -2..2, T = 12.
   static poslab::ExperimentSpec tinyIndirect(std::vector<std::string> families) {
-    poslab::ExperimentSpec e;
-    e.name = "tiny-indirect";
-    e.families = std::move(families);
-    poslab::TrainConfig& c = e.base;
-    c.task.id = "indirect-indexing";
-    c.task.options = {{"alphabet", 16}, {"max_offset", 2}};
-    c.task.trainLength = 12;
-    c.model.dModel = 32;
-    c.model.heads = 2;
-    c.model.layers = 2;
-    c.optim.batch = 8;
-    c.run.steps = 1000;
-    c.run.evalLengths = {12, 15};
-    c.run.evalEvery = 0;
-    c.run.evalSequences = 8;
-    c.run.device = "cpu";
-    return e;
+    return test::tinyIndirectSetup(std::move(families));
   }
   static void load(TrainingPanel& panel, const poslab::ExperimentSpec& e) {
     QString error;
