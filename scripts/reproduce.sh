@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every paper preset (the seeds each preset lists: 3, or 5 for jordan-kernel-lm) and prints
-# the Markdown tables that docs/RESULTS.md quotes, with each preset's wall time. Output also goes to out/results/.
+# the Markdown tables that docs/RESULTS.md quotes, with each preset's wall time. Output also goes
+# to out/results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
