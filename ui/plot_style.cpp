@@ -2,6 +2,8 @@
 
 #include <qcustomplot.h>
 
+#include <cmath>
+
 namespace poslab::ui {
 
 namespace {
@@ -109,6 +111,17 @@ Heatmap addAttentionHeatmap(QCustomPlot* plot, const QString& scaleLabel) {
   plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   h.scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   return h;
+}
+
+void setHeatmapColorRange(const Heatmap& heatmap, double largest, bool log) {
+  constexpr double kLogColorDecades = 4;
+  log = log && largest > 0;
+  heatmap.map->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  setLogAxis(heatmap.scale->axis(), log);
+  if (log)
+    heatmap.map->setDataRange(QCPRange(largest * std::pow(10.0, -kLogColorDecades), largest));
+  else
+    heatmap.map->rescaleDataRange(true);
 }
 
 }  // namespace poslab::ui

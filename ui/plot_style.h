@@ -36,5 +36,9 @@ struct Heatmap {
   QCPColorScale* scale = nullptr;
 };
 Heatmap addAttentionHeatmap(QCustomPlot* plot, const QString& scaleLabel);
+// The heatmap's colour range: with `log` (and largest > 0) a log scale spanning four decades below
+// the largest weight (far rows spread their mass over hundreds of keys, so on a linear scale all
+// but the diagonal looks the same); otherwise linear over the data.
+void setHeatmapColorRange(const Heatmap& heatmap, double largest, bool log);
 
 }  // namespace poslab::ui

@@ -19,9 +19,6 @@ namespace poslab::ui {
 namespace {
 // Below this the logits are Toeplitz up to float64 rounding (as `poslab-cli attention` says).
 constexpr double kToeplitzTolerance = 1e-9;
-// A log colour scale spans this many decades below the largest weight: far rows spread their
-// mass over hundreds of keys, so on a linear scale everything but the diagonal looks the same.
-constexpr double kLogColorDecades = 4;
 }  // namespace
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
@@ -100,13 +97,7 @@ void AttentionView::render() {
       if (j <= i) largest = std::max(largest, w);
     }
   }
-  const bool log = logColor_->isChecked() && largest > 0;
-  map_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  setLogAxis(scale_->axis(), log);
-  if (log)
-    map_->setDataRange(QCPRange(largest * std::pow(10.0, -kLogColorDecades), largest));
-  else
-    map_->rescaleDataRange(true);
+  setHeatmapColorRange({map_, scale_}, largest, logColor_->isChecked());
   plot_->rescaleAxes();
   plot_->replot();
 }

@@ -16,11 +16,6 @@
 
 namespace poslab::ui {
 
-namespace {
-// As the explorer's map: a log scale spanning this many decades below the largest weight.
-constexpr double kLogColorDecades = 4;
-}  // namespace
-
 ModelAttentionView::ModelAttentionView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
@@ -145,13 +140,7 @@ void ModelAttentionView::render() {
       map_->data()->setCell(j, i, w > 0 ? w : std::nan(""));
       largest = std::max(largest, w);
     }
-  const bool log = logColor_->isChecked() && largest > 0;
-  map_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  setLogAxis(scale_->axis(), log);
-  if (log)
-    map_->setDataRange(QCPRange(largest * std::pow(10.0, -kLogColorDecades), largest));
-  else
-    map_->rescaleDataRange(true);
+  setHeatmapColorRange({map_, scale_}, largest, logColor_->isChecked());
   plot_->xAxis->setRange(-0.5, T - 0.5);
   plot_->yAxis->setRange(-0.5, T - 0.5);
   info_->setText(tr("%1, layer %2 head %3, step %4: attention on sample input 1 (T = %5%6)")
