@@ -64,26 +64,38 @@ std::vector<std::string> parseNameList(const std::string& text) {
 void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--task", o.task,
                   "indirect-indexing, kernel-lm, kv-retrieval, sector-teacher, byte-lm");
-  cmd->add_option("--task-set", o.taskSets, "task option NAME=VALUE (repeatable), e.g. alphabet=64");
+  cmd->add_option("--task-set", o.taskSets,
+                  "task option NAME=VALUE (repeatable), e.g. alphabet=64");
   cmd->add_option("--kernel", o.kernel, "kernel-lm target kernel / sector-teacher teacher name");
   cmd->add_option("--text", o.text, "byte-lm: a UTF-8 text file (default: the fortunes corpus)");
   cmd->add_option("--train-length", o.trainLength, "training sequence length T");
   cmd->add_option("--min-train-length", o.minTrainLength,
-                  "draw each step's length uniformly from [N, T] (0: always T)");
+                  "draw each step's length uniformly from [N, T] (0: always T)")
+      ->check([](const std::string& v) {
+        return !v.empty() && v[0] != '-' ? std::string()
+                                         : "'" + v + "' must be 0 (off) or a length >= 2";
+      });
   cmd->add_option("--steps", o.steps, "optimisation steps")->capture_default_str();
   cmd->add_option("--seed", o.seed, "seed of weights and data")->capture_default_str();
   cmd->add_option("--eval-lengths", o.evalLengths, "comma-separated evaluation lengths");
-  cmd->add_option("--eval-every", o.evalEvery, "evaluate every N steps (0: at the end)")->capture_default_str();
-  cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")->capture_default_str();
+  cmd->add_option("--eval-every", o.evalEvery, "evaluate every N steps (0: at the end)")
+      ->capture_default_str();
+  cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")
+      ->capture_default_str();
   cmd->add_option("--lr", o.lr, "peak learning rate")->capture_default_str();
   cmd->add_option("--batch", o.batch, "sequences per step")->capture_default_str();
-  cmd->add_option("--position-lr", o.positionLr, "learning-rate multiplier of the position parameters")->capture_default_str();
+  cmd->add_option("--position-lr", o.positionLr,
+                  "learning-rate multiplier of the position parameters")
+      ->capture_default_str();
   cmd->add_option("--d-model", o.dModel, "residual width C")->capture_default_str();
   cmd->add_option("--heads", o.heads, "attention heads H")->capture_default_str();
   cmd->add_option("--layers", o.layers, "transformer blocks")->capture_default_str();
-  cmd->add_option("--pin", o.pins, "hold a position parameter fixed: gamma, eta, gates, orders, coefficients, kappa, slope, delta");
+  cmd->add_option("--pin", o.pins,
+                  "hold a position parameter fixed: gamma, eta, gates, orders, coefficients, "
+                  "kappa, slope, delta");
   cmd->add_option("--device", o.device, "auto, cpu or cuda")->capture_default_str();
-  cmd->add_option("--config", o.configFile, "start from a TrainConfig JSON (e.g. a run's config.json)");
+  cmd->add_option("--config", o.configFile,
+                  "start from a TrainConfig JSON (e.g. a run's config.json)");
   addCommonOptions(cmd, o.common);
 }
 
@@ -104,11 +116,15 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
     auto [name, value] = parseAssignment(s);
     c.task.options[name] = value;
   }
-  if (!o.kernel.empty()) c.task.kernel = o.kernel;
-  else if (c.task.id == "sector-teacher" && o.configFile.empty()) c.task.kernel = "phase";
+  if (!o.kernel.empty())
+    c.task.kernel = o.kernel;
+  else if (c.task.id == "sector-teacher" && o.configFile.empty())
+    c.task.kernel = "phase";
   if (!o.text.empty()) c.task.textFile = o.text;
-  if (o.trainLength > 0) c.task.trainLength = o.trainLength;
-  else if (o.configFile.empty()) c.task.trainLength = defaultTrainLength(c.task.id);
+  if (o.trainLength > 0)
+    c.task.trainLength = o.trainLength;
+  else if (o.configFile.empty())
+    c.task.trainLength = defaultTrainLength(c.task.id);
   if (o.minTrainLength >= 0) c.task.minTrainLength = o.minTrainLength;
   c.model.family = family;
   for (const auto& [k, v] : parseSets(o.common.sets)) c.model.familyParams[k] = v;

@@ -94,6 +94,8 @@ expect_ok seed-zero "$cli" compare --task kernel-lm --families rope --steps 1 --
   --eval-lengths 8 --eval-sequences 2 --seeds 0,1
 expect_error min-train-length "min_train_length 32 must be 0 (off) or at most train_length 24" \
   "$cli" train --task kernel-lm --family rope --steps 1 --train-length 24 --min-train-length 32
+expect_error negative-min-train-length "min-train-length" \
+  "$cli" train --task kernel-lm --family rope --steps 1 --min-train-length -3
 expect_ok variable-train-length "$cli" train --task kernel-lm --family rope --steps 2 --batch 4 \
   --train-length 24 --min-train-length 8 --eval-lengths 24 --eval-sequences 4 --out "$tmp/var"
 json_has eval-json "$tmp/e.json" "[e['length'] for e in d['results'][0]['eval']]==[24,48]"
