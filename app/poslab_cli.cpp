@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   poslab::cli::addEvalCommand(app);
   poslab::cli::addCompareCommand(app);
   poslab::cli::addRunCommand(app);
+  poslab::cli::addResponseCommand(app);
   try {
     poslab::configureThreads();
     app.parse(argc, argv);

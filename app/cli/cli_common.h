@@ -41,5 +41,6 @@ void addTrainCommand(CLI::App& app);
 void addEvalCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
+void addResponseCommand(CLI::App& app);
 
 }  // namespace poslab::cli

@@ -59,12 +59,17 @@ class KernelLmTask : public Task {
   long long minLength() const override { return 2; }
   long long maxLength() const override { return kMaxTaskLength; }
 
-  Batch sample(long long batch, long long length, uint64_t seed) const override {
-    checkSampleArgs(*this, batch, length);
+  std::vector<double> labelWeights(long long length) const override {
     std::vector<double> lags(length);
     for (long long d = 0; d < length; ++d) lags[d] = static_cast<double>(d);
     std::vector<double> weights = lagKernel(kernel_, params_, lags);  // index d = lag
     for (double& w : weights) w /= norm_;
+    return weights;
+  }
+
+  Batch sample(long long batch, long long length, uint64_t seed) const override {
+    checkSampleArgs(*this, batch, length);
+    const std::vector<double> weights = labelWeights(length);
     Batch out = emptyBatch(batch, length);
     int64_t* tokens = out.tokens.data_ptr<int64_t>();
     int64_t* targets = out.targets.data_ptr<int64_t>();

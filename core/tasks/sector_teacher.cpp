@@ -43,14 +43,15 @@ class SectorTeacherTask : public Task {
                             " must be at least 2 (the kernel is normalised over lags 1..L-1)");
     // The kernels' context scale L defaults to the training length; a smaller L makes the
     // window reach past it, where the light-cone chart's log-compressed phase differs from FJ's.
-    const TaskOptions opts("sector-teacher", config.options,
-                           {{"omega", -1}, {"teacher", 0}, {"L", static_cast<double>(config.trainLength)}});
+    const TaskOptions opts(
+        "sector-teacher", config.options,
+        {{"omega", -1}, {"teacher", 0}, {"L", static_cast<double>(config.trainLength)}});
     L_ = opts.get("L");
     if (!(L_ >= 1)) throw InvalidArgument("sector-teacher: option L must be >= 1");
     omega_ = opts.get("omega") < 0 ? 2 * M_PI * kPeriods / L_ : opts.get("omega");
     softmax_ = opts.getInt("teacher", 0, 1) == 1;
-    norm_ = trainingLagNorm(
-        [&](double d) { return sectorTeacherKernel(teacher_, omega_, L_, d); }, config.trainLength);
+    norm_ = trainingLagNorm([&](double d) { return sectorTeacherKernel(teacher_, omega_, L_, d); },
+                            config.trainLength);
     if (!softmax_ && (!(norm_ > 0) || !std::isfinite(norm_)))
       throw InvalidArgument("sector-teacher: teacher '" + teacher_ + "' has L2 norm " +
                                 std::to_string(norm_) + " over the training lags",
@@ -62,8 +63,7 @@ class SectorTeacherTask : public Task {
   long long minLength() const override { return 2; }
   long long maxLength() const override { return kMaxTaskLength; }
 
-  Batch sample(long long batch, long long length, uint64_t seed) const override {
-    checkSampleArgs(*this, batch, length);
+  std::vector<double> labelWeights(long long length) const override {
     // weights[d], d = 1..T-1: K(d) / ||K||, or softmax_d(4 K(d)) (max-shifted for stability).
     std::vector<double> weights(length, 0.0);
     for (long long d = 1; d < length; ++d)
@@ -77,6 +77,12 @@ class SectorTeacherTask : public Task {
     } else {
       for (double& w : weights) w /= norm_;
     }
+    return weights;
+  }
+
+  Batch sample(long long batch, long long length, uint64_t seed) const override {
+    checkSampleArgs(*this, batch, length);
+    const std::vector<double> weights = labelWeights(length);
     Batch out = emptyBatch(batch, length);
     int64_t* tokens = out.tokens.data_ptr<int64_t>();
     int64_t* targets = out.targets.data_ptr<int64_t>();

@@ -35,6 +35,9 @@ class Task {
   // A batch of `batch` sequences of `length` tokens; throws InvalidArgument for a length outside
   // [minLength, maxLength].
   virtual Batch sample(long long batch, long long length, uint64_t seed) const = 0;
+  // Bits-then-QUERY tasks (kernel-lm, sector-teacher): weights[d], d = 0..length-1 (index 0
+  // unused), the lag weights whose signed sum over the bits gives the label. Empty for other tasks.
+  virtual std::vector<double> labelWeights(long long /*length*/) const { return {}; }
 };
 
 std::vector<std::string> taskIds();

@@ -28,4 +28,28 @@ struct ExamplePrediction {
   bool correct() const { return position >= 0 && prediction == target; }
 };
 
+// What a trained bits-then-QUERY model (kernel-lm, sector-teacher) learned, lag by lag: flip the
+// bit d tokens before the QUERY and watch the answer's margin m = logit(1) - logit(0) move. For a
+// model whose margin is c + sum_d k(d) x_d (x = 2 bit - 1), response(d) = k(d) exactly; otherwise
+// it is the mean local slope. target(d) is the task's label weight, so the two can be compared
+// inside and beyond the training length.
+struct LagResponse {
+  long long length = 0;         // T of the probe sequences
+  long long trainLength = 0;    // the run's training length
+  long long samples = 0;        // sequences averaged over
+  std::vector<long long> lags;  // probed lags d, ascending, in [1, T-1]
+  std::vector<double>
+      response;                // mean over samples of (m - m with bit d flipped) * x_d / 2, logits
+  std::vector<double> target;  // the task's label weight at each lag
+};
+
+// Cosine similarity (uncentred) of response and target over the probed lags in [fromLag, toLag];
+// NaN when there are none or either is zero there.
+double lagResponseCosine(const LagResponse& r, long long fromLag, long long toLag);
+// For independent random signs x_d, the sums sum_d x_d a(d) and sum_d x_d b(d) have correlation
+// cos(a, b) and are close to jointly Gaussian, so their signs agree with probability
+// 1 - arccos(cos) / pi: the accuracy a readout that uses `a` as its kernel would reach on labels
+// made with `b`. NaN for a NaN cosine.
+double signAgreementFromCosine(double cosine);
+
 }  // namespace poslab

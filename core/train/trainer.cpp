@@ -159,7 +159,9 @@ Trainer::Trainer(TrainConfig config) : s_(std::make_unique<State>()) {
 
 Trainer::~Trainer() = default;
 
-long long Trainer::stepCount() const { return s_->step; }
+long long Trainer::stepCount() const {
+  return s_->step;
+}
 
 at::Tensor Trainer::parameter(const std::string& name) const {
   for (const auto& p : s_->model->named_parameters())
@@ -172,10 +174,18 @@ std::vector<std::string> Trainer::parameterNames() const {
   for (const auto& p : s_->model->named_parameters()) names.push_back(p.key());
   return names;
 }
-const TrainConfig& Trainer::config() const { return s_->cfg; }
-std::string Trainer::deviceName() const { return s_->device.str(); }
-long long Trainer::parameterCount() const { return s_->model->parameterCount(); }
-long long Trainer::vocabSize() const { return s_->task->vocabSize(); }
+const TrainConfig& Trainer::config() const {
+  return s_->cfg;
+}
+std::string Trainer::deviceName() const {
+  return s_->device.str();
+}
+long long Trainer::parameterCount() const {
+  return s_->model->parameterCount();
+}
+long long Trainer::vocabSize() const {
+  return s_->task->vocabSize();
+}
 
 long long trainingLengthAt(const TaskConfig& task, uint64_t dataSeed) {
   if (task.minTrainLength <= 0 || task.minTrainLength >= task.trainLength) return task.trainLength;
@@ -192,7 +202,8 @@ Snapshot Trainer::step() {
   Batch b = s.toDevice(
       s.task->sample(s.cfg.optim.batch, trainingLengthAt(s.cfg.task, dataSeed), dataSeed));
   s.model->train();
-  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/std::max<int64_t>(1024, s.cfg.task.trainLength), false);
+  s.model->configureAttention(/*allowFactorized=*/true,
+                              /*block=*/std::max<int64_t>(1024, s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
   auto [loss, acc] = State::lossAndAccuracy(s.model->forward(b.tokens), b);
   const double lossValue = loss.item<double>();
@@ -207,9 +218,9 @@ Snapshot Trainer::step() {
       torch::nn::utils::clip_grad_norm_(s.model->parameters(), s.cfg.optim.gradClip);
   if (!std::isfinite(gradNorm)) {
     s.optimizer->zero_grad();
-    throw DivergedError("training diverged at step " + std::to_string(s.step) +
-                            ": the gradient norm is not finite",
-                        "the weights are those before this step; lower the learning rate");
+    throw DivergedError(
+        "training diverged at step " + std::to_string(s.step) + ": the gradient norm is not finite",
+        "the weights are those before this step; lower the learning rate");
   }
   const double lr = learningRateAt(s.cfg.optim, s.step, s.cfg.run.steps);
   auto& groups = s.optimizer->param_groups();
@@ -274,6 +285,18 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
   return out;
 }
 
+at::Tensor Trainer::predictLogits(const at::Tensor& tokens) {
+  State& s = *s_;
+  torch::NoGradGuard noGrad;
+  s.model->eval();
+  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);
+  return s.model->forward(tokens.to(s.device)).to(torch::kCPU, torch::kDouble);
+}
+
+const Task& Trainer::evalTask() const {
+  return *s_->evalTask;
+}
+
 AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
   State& s = *s_;
   torch::NoGradGuard noGrad;
@@ -286,9 +309,9 @@ AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
   out.size = std::min(length, maxSide);
   for (const auto& w : s.model->attentionWeights()) {
     // (1, H, T, T) -> (H, size, size) by average pooling.
-    torch::Tensor pooled = torch::adaptive_avg_pool2d(w[0].to(torch::kCPU, torch::kDouble),
-                                                      {out.size, out.size})
-                               .contiguous();
+    torch::Tensor pooled =
+        torch::adaptive_avg_pool2d(w[0].to(torch::kCPU, torch::kDouble), {out.size, out.size})
+            .contiguous();
     std::vector<std::vector<double>> heads;
     for (int64_t h = 0; h < pooled.size(0); ++h) {
       torch::Tensor m = pooled[h].contiguous();
@@ -359,7 +382,8 @@ std::map<std::string, std::vector<double>> Trainer::positionParameters(long long
 void Trainer::saveCheckpoint(const std::string& path) const {
   const State& s = *s_;
   c10::Dict<std::string, at::Tensor> weights;
-  for (const auto& p : s.model->named_parameters()) weights.insert(p.key(), p.value().detach().cpu());
+  for (const auto& p : s.model->named_parameters())
+    weights.insert(p.key(), p.value().detach().cpu());
   for (const auto& b : s.model->named_buffers()) weights.insert(b.key(), b.value().detach().cpu());
   c10::Dict<std::string, at::Tensor> optim;
   const auto params = s.orderedParams();
@@ -412,7 +436,8 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
   }
   for (auto& b : s.model->named_buffers())
     if (weights.contains(b.key())) b.value().copy_(weights.at(b.key()));
-  auto optim = c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("optimizer").toGenericDict());
+  auto optim =
+      c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("optimizer").toGenericDict());
   const auto params = s.orderedParams();
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string& name = s.paramNames[i];

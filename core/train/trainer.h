@@ -16,6 +16,8 @@
 
 namespace poslab {
 
+class Task;
+
 // A non-finite loss or gradient. The step that produced it changed nothing.
 class DivergedError : public Error {
  public:
@@ -50,6 +52,11 @@ class Trainer {
   // attentionSample input), at each example's first scored position. Length as attentionSample.
   std::vector<ExamplePrediction> samplePredictions(long long count, long long length);
   std::vector<OrderLoo> pjOrderLoo(long long length);
+  // The model's logits in evaluation mode, without gradient: tokens (B, T) int64 on any device ->
+  // (B, T, V) float64 on the CPU. Streams attention like evaluate().
+  at::Tensor predictLogits(const at::Tensor& tokens);
+  // The task as evaluation sees it (for text, the held-out split).
+  const Task& evalTask() const;
   // Learned position parameters of layer `layer`.
   std::map<std::string, std::vector<double>> positionParameters(long long layer = 0) const;
 

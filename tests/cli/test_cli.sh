@@ -89,6 +89,13 @@ json_has train-json "$tmp/t.json" "d['task']=='kernel-lm' and d['results'][0]['f
 [ "$(wc -l < "$tmp/run/metrics.jsonl")" -eq 6 ] && ok || fail "metrics.jsonl has $(wc -l < "$tmp/run/metrics.jsonl") lines, expected 6"
 grep -q "step 6/6" "$tmp/t.err" && ok || fail "no progress bar on stderr"
 "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 24,48 --json > "$tmp/e.json"
+# What the tiny run learned per lag, next to the task's kernel (CSV and JSON).
+"$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 48 --samples 2 --lags 10 \
+  --csv "$tmp/resp.csv" --json > "$tmp/r.json"
+json_has response-json "$tmp/r.json" "d['length']==48 and d['train_length']==24 and len(d['lags'])==10 and d['lags'][0]==1 and d['lags'][-1]==47 and len(d['response'])==10 and -1 <= d['cosine'] <= 1 and 0 <= d['implied_accuracy'] <= 1"
+[ "$(wc -l < "$tmp/resp.csv")" -eq 11 ] && ok || fail "response CSV has $(wc -l < "$tmp/resp.csv") lines, expected 11"
+expect_ok response-table "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 48 --samples 1 --lags 5
+expect_error response-bad-length "length 1 is outside" "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 1
 expect_error bad-seeds "is not a list of seeds" "$cli" compare --task kernel-lm --families rope --seeds 0,-1
 expect_ok seed-zero "$cli" compare --task kernel-lm --families rope --steps 1 --batch 2 --train-length 8 \
   --eval-lengths 8 --eval-sequences 2 --seeds 0,1
@@ -111,8 +118,9 @@ else
   echo "note: python3-torch not installed; skipping the torch.load round trip"
 fi
 "$cli" compare --task indirect-indexing --families rope,pope --steps 2 --batch 4 --train-length 24 \
-  --eval-lengths 24 --eval-sequences 4 --json > "$tmp/c.json" 2> /dev/null
+  --eval-lengths 24 --eval-sequences 4 --checkpoints "$tmp/ii" --json > "$tmp/c.json" 2> /dev/null
 json_has compare-json "$tmp/c.json" "[r['family'] for r in d['results']]==['rope','pope'] and d['results'][0]['eval'][0]['accuracy'] is not None"
+expect_error response-wrong-task "bits-then-QUERY" "$cli" response --checkpoint "$tmp/ii/rope-seed0.pt"
 expect_error train-unknown-task "unknown task" "$cli" train --task nonsense --family rope --steps 1
 expect_error train-bad-length "outside what task" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"
 expect_error eval-missing "cannot open checkpoint" "$cli" eval --checkpoint "$tmp/none.pt"

@@ -1,0 +1,91 @@
+// `poslab-cli response --checkpoint FILE --length N`: what a trained kernel-lm / sector-teacher
+// model learned, lag by lag (flip one bit, watch the answer's margin), next to the task's kernel.
+#include <cmath>
+#include <iostream>
+
+#include "cli/cli_common.h"
+#include "io/atomic_file.h"
+#include "train/lag_response.h"
+#include "train/trainer.h"
+#include "util/error.h"
+
+namespace poslab::cli {
+
+namespace {
+
+nlohmann::json numberOrNull(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+
+}  // namespace
+
+void addResponseCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "response",
+      "a trained bits-then-QUERY model's response to each lag, next to the task's kernel");
+  struct Opts {
+    std::string checkpoint;
+    long long length = 0;
+    long long samples = 16;
+    long long lags = 128;
+    std::string csv;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "checkpoint.pt of a kernel-lm or sector-teacher run")
+      ->required();
+  cmd->add_option("--length", o->length, "probe length T (default: 8x the training length)");
+  cmd->add_option("--samples", o->samples, "sequences averaged over")->capture_default_str();
+  cmd->add_option("--lags", o->lags, "at most this many lags, evenly spread over [1, T-1]")
+      ->capture_default_str();
+  cmd->add_option("--csv", o->csv, "write lag,response,target to this CSV file");
+  cmd->add_flag("--json", o->json, "print one JSON document on stdout");
+  cmd->callback([o] {
+    auto trainer = Trainer::fromCheckpoint(o->checkpoint);
+    const long long trainLength = trainer->config().task.trainLength;
+    const long long length = o->length > 0 ? o->length : 8 * trainLength;
+    const LagResponse r = measureLagResponse(*trainer, length, o->samples, o->lags);
+    const double all = lagResponseCosine(r, 1, length - 1);
+    const double inside = lagResponseCosine(r, 1, trainLength - 1);
+    const double beyond = lagResponseCosine(r, trainLength, length - 1);
+    if (!o->csv.empty()) {
+      writeFileAtomically(o->csv, [&](std::ostream& os) {
+        os.precision(10);
+        os << "lag,response,target\n";
+        for (size_t i = 0; i < r.lags.size(); ++i)
+          os << r.lags[i] << "," << r.response[i] << "," << r.target[i] << "\n";
+      });
+    }
+    if (o->json) {
+      return printJson({{"family", trainer->config().model.family},
+                        {"task", trainer->config().task.id},
+                        {"seed", trainer->config().run.seed},
+                        {"length", r.length},
+                        {"train_length", r.trainLength},
+                        {"samples", r.samples},
+                        {"cosine", numberOrNull(all)},
+                        {"cosine_trained_lags", numberOrNull(inside)},
+                        {"cosine_beyond", numberOrNull(beyond)},
+                        {"implied_accuracy", numberOrNull(signAgreementFromCosine(all))},
+                        {"lags", r.lags},
+                        {"response", r.response},
+                        {"target", r.target}});
+    }
+    std::cout << "Lag response of " << trainer->config().model.family << " on "
+              << trainer->config().task.id << " (checkpoint " << o->checkpoint << ", step "
+              << trainer->stepCount() << "), T = " << length << ", " << r.samples << " samples, "
+              << r.lags.size() << " lags\n"
+              << "cosine with the task's kernel, all lags 1.." << length - 1 << ": "
+              << formatNumber(all, 3) << "  (a linear readout with this kernel would label "
+              << formatNumber(signAgreementFromCosine(all), 3) << " of length-" << length
+              << " sequences correctly)\n"
+              << "  over the trained lags 1.." << trainLength - 1 << ": " << formatNumber(inside, 3)
+              << "\n"
+              << "  over the lags beyond, " << trainLength << ".." << length - 1 << ": "
+              << formatNumber(beyond, 3) << "\n";
+    if (!o->csv.empty()) std::cout << "wrote " << o->csv << "\n";
+  });
+}
+
+}  // namespace poslab::cli

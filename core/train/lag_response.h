@@ -1,0 +1,27 @@
+// Measures a trained model's lag response (LagResponse in inspection.h) by flipping one bit at a
+// time: samples * (lags + 1) forward passes of `length` tokens, batched.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "train/inspection.h"
+
+namespace poslab {
+
+class Trainer;
+
+// Probes at most maxLags lags, evenly spread over [1, length-1] (all of them when they fit).
+// Throws InvalidArgument for a task without label weights, a length the task cannot generate, or
+// samples / maxLags below 1.
+LagResponse measureLagResponse(Trainer& trainer, long long length, long long samples = 16,
+                               long long maxLags = 128);
+
+// The response on given sequences: tokens (S, T) int64, bits at 0..T-2 and QUERY at T-1; for each
+// lag d in [1, T-1], the mean over the S sequences of (m - m with the bit at T-1-d flipped) x / 2,
+// m = logit(1) - logit(0) at T-1 (logit units).
+std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& tokens,
+                                        const std::vector<long long>& lags);
+
+}  // namespace poslab
