@@ -400,7 +400,7 @@ class TestTrainingPanel : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(panel.sampleView()->shown().step, 60LL, kWaitMs);
     panel.replot();
     const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
-    const char* names[] = {"curves", "parameters", "attention", "samples"};
+    const char* names[] = {"curves", "parameters", "attention", "samples", "learned-kernel"};
     for (int t = 0; t < panel.viewTabs()->count(); ++t) {
       panel.viewTabs()->setCurrentIndex(t);
       QCoreApplication::processEvents();

@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include "train/lag_response.h"
 #include "train/training_worker.h"
 
 namespace poslab::ui {
@@ -21,6 +22,7 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent
   qRegisterMetaType<poslab::Snapshot>();
   qRegisterMetaType<poslab::ui::TrainingAttention>();
   qRegisterMetaType<poslab::ui::TrainingSamples>();
+  qRegisterMetaType<poslab::ui::TrainingLagResponse>();
   // The callback runs on the worker thread; emitting there queues to the receivers' threads.
   impl_->worker = std::make_unique<TrainingWorker>(
       [&] {
@@ -39,6 +41,7 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,
   qRegisterMetaType<poslab::Snapshot>();
   qRegisterMetaType<poslab::ui::TrainingAttention>();
   qRegisterMetaType<poslab::ui::TrainingSamples>();
+  qRegisterMetaType<poslab::ui::TrainingLagResponse>();
   if (!model) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
   std::unique_ptr<Trainer> trainer = model->release();
   if (!trainer) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
@@ -117,6 +120,26 @@ void TrainingRun::requestSamples(long long count, long long length) {
         TrainingSamples s;
         s.error = error;
         Q_EMIT samplesReady(index_, s);
+      });
+}
+
+void TrainingRun::requestLagResponse(long long length, long long samples) {
+  impl_->worker->post(
+      [this, length, samples](Trainer& t) {
+        TrainingLagResponse r;
+        r.step = t.stepCount();
+        r.response = measureLagResponse(t, length, samples, 128);
+        const long long trainLength = r.response.trainLength;
+        r.cosineAll = lagResponseCosine(r.response, 1, length - 1);
+        r.cosineTrained = lagResponseCosine(r.response, 1, trainLength - 1);
+        r.cosineBeyond = lagResponseCosine(r.response, trainLength, length - 1);
+        r.impliedAccuracy = signAgreementFromCosine(r.cosineAll);
+        Q_EMIT lagResponseReady(index_, r);
+      },
+      [this](const std::string& error) {
+        TrainingLagResponse r;
+        r.error = QString::fromStdString(error);
+        Q_EMIT lagResponseReady(index_, r);
       });
 }
 

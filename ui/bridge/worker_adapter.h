@@ -42,6 +42,21 @@ struct TrainingSamples {
   std::string error;
 };
 
+// What the trained model learned lag by lag (core's measureLagResponse: flip the bit d tokens
+// before the QUERY, watch the answer's margin) next to the task's kernel, with the CLI's summary
+// (`poslab-cli response`): cosines over all lags, the trained lags 1..T-1 and the lags beyond,
+// and the accuracy a linear readout with the learned kernel would reach (signAgreementFromCosine).
+// Only kernel-lm and sector-teacher runs have it; other tasks come back with `error`.
+struct TrainingLagResponse {
+  long long step = 0;
+  poslab::LagResponse response;
+  double cosineAll = 0;        // over lags 1..length-1 (NaN: undefined)
+  double cosineTrained = 0;    // over lags 1..trainLength-1
+  double cosineBeyond = 0;     // over lags trainLength..length-1 (NaN when the probe is not longer)
+  double impliedAccuracy = 0;  // signAgreementFromCosine(cosineAll)
+  QString error;               // non-empty: why there is no response
+};
+
 class TrainingRun : public QObject {
   Q_OBJECT
  public:
@@ -77,6 +92,9 @@ class TrainingRun : public QObject {
   // at most maxSide.
   void requestAttention(long long length, long long maxSide);
   void requestSamples(long long count, long long length);
+  // Non-blocking: the lag response at probe length `length` over `samples` sequences (at most 128
+  // lags), answered by lagResponseReady. Costs seconds at long lengths: ask on demand.
+  void requestLagResponse(long long length, long long samples);
   // Non-blocking: fills the named parameter with `value` between steps (tests and debugging: a
   // NaN makes the next step diverge). An unknown name comes back as a snapshot message.
   void setParameterValue(const std::string& name, double value);
@@ -90,6 +108,7 @@ class TrainingRun : public QObject {
   void snapshot(int index, const poslab::Snapshot& snapshot);
   void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
   void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
+  void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);
   // saveCheckpoint's outcome: the step the file holds, or error (non-empty, naming the file).
   void checkpointSaved(int index, const QString& path, long long step, const QString& error);
 
@@ -105,3 +124,4 @@ class TrainingRun : public QObject {
 Q_DECLARE_METATYPE(poslab::Snapshot)
 Q_DECLARE_METATYPE(poslab::ui::TrainingAttention)
 Q_DECLARE_METATYPE(poslab::ui::TrainingSamples)
+Q_DECLARE_METATYPE(poslab::ui::TrainingLagResponse)

@@ -28,6 +28,7 @@
 #include "bridge/catalog.h"
 #include "bridge/trained_model.h"
 #include "plot_style.h"
+#include "training/lag_response_view.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
 #include "training/sample_view.h"
@@ -253,10 +254,12 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   positionView_ = new PositionHistoryView(viewTabs_);
   attentionView_ = new ModelAttentionView(viewTabs_);
   sampleView_ = new SampleView(viewTabs_);
+  lagResponseView_ = new LagResponseView(viewTabs_);
   viewTabs_->addTab(plots, tr("Curves"));
   viewTabs_->addTab(positionView_, tr("Position parameters"));
   viewTabs_->addTab(attentionView_, tr("Attention"));
   viewTabs_->addTab(sampleView_, tr("Samples"));
+  viewTabs_->addTab(lagResponseView_, tr("Learned kernel"));
   // The controls scroll vertically only: wide enough for the button row, never cut.
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(controls->minimumSizeHint().width() +
@@ -286,6 +289,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   connect(attentionView_, &ModelAttentionView::requestChanged, this,
           &TrainingPanel::sendAttentionRequest);
   connect(sampleView_, &SampleView::requestChanged, this, &TrainingPanel::sendSamplesRequest);
+  connect(lagResponseView_, &LagResponseView::measureRequested, this,
+          &TrainingPanel::sendLagResponseRequest);
   onTaskChanged();
   updateSampleLengths();
   connect(evalMetric_, &QComboBox::currentIndexChanged, this, [this] {
@@ -572,6 +577,18 @@ void TrainingPanel::connectRun(TrainingRun* run) {
       },
       Qt::QueuedConnection);
   connect(
+      run, &TrainingRun::lagResponseReady, this,
+      [this, generation](int index, const TrainingLagResponse& r) {
+        if (generation != generation_) return;
+        lagResponseInFlight_ = false;
+        // Only the answer to what the view still asks for (run and probe length).
+        if (index == lagResponseView_->run() &&
+            (!r.error.isEmpty() || r.response.length == lagResponseView_->length()))
+          lagResponseView_->showResponse(r);
+        if (lagResponsePending_) sendLagResponseRequest();
+      },
+      Qt::QueuedConnection);
+  connect(
       run, &TrainingRun::checkpointSaved, this,
       [this, generation](int index, const QString& path, long long step, const QString& error) {
         if (generation != generation_) return;  // clearRuns already answered that save
@@ -589,6 +606,9 @@ void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   positionView_->setRuns(families);
   attentionView_->setRuns(families);
   sampleView_->setRuns(families);
+  std::vector<poslab::TrainConfig> configs;
+  for (const auto& spec : specs) configs.push_back(spec.config);
+  lagResponseView_->setRuns(configs);
   for (size_t i = 0; i < runs_.size(); ++i) {
     const QString name = QString::fromStdString(specs[i].config.model.family);
     const QPen pen(seriesColor(static_cast<int>(i)), 1.5);
@@ -748,7 +768,8 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
   }
   stepLabel_->setText(tr("step %1").arg(stepCount()));
   updateRunState();
-  requestInspection();  // the trained model's maps and samples
+  requestInspection();       // the trained model's maps and samples
+  sendLagResponseRequest();  // and what it learned lag by lag (kernel-lm, sector-teacher)
   setStatus(tr("loaded trained models (%1): press Play to continue").arg(at.join(", ")));
   return true;
 }
@@ -761,6 +782,7 @@ void TrainingPanel::clearRuns() {
   ++generation_;  // answers still queued from those runs are dropped
   failPendingSave(tr("the runs were replaced before their checkpoints were saved"));
   attentionInFlight_ = attentionPending_ = samplesInFlight_ = samplesPending_ = false;
+  lagResponseInFlight_ = lagResponsePending_ = false;
   states_.clear();
   lastEval_.clear();
   lastSnapshot_.clear();
@@ -768,6 +790,7 @@ void TrainingPanel::clearRuns() {
     positionView_->setRuns({});
     attentionView_->setRuns({});
     sampleView_->setRuns({});
+    lagResponseView_->setRuns({});
   }
   if (runState_) runState_->setText(tr("not started"));
 }
@@ -836,6 +859,7 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
   const Curves& c = curves_[i];
   const QString family = QString::fromStdString(runs_[i]->spec().config.model.family);
   bool inspect = false;  // refresh the maps and samples after this snapshot
+  const bool wasFinished = states_[i].finished;
   if (s.message == "reset") {
     for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
     states_[i] = RunState{};
@@ -878,6 +902,11 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
   stepLabel_->setText(tr("step %1").arg(stepCount()));
   updateRunState();
   if (inspect) requestInspection();
+  // The learned kernel once the run is done (not after divergence: the weights are the last good
+  // ones, but the user is looking at the failure).
+  if (!wasFinished && states_[i].finished && !states_[i].diverged &&
+      index == lagResponseView_->run())
+    sendLagResponseRequest();
   if (!replotTimer_.isActive()) replotTimer_.start();
   Q_EMIT snapshotShown();
 }
@@ -983,6 +1012,20 @@ void TrainingPanel::sendSamplesRequest() {
   samplesPending_ = false;
   runs_[static_cast<size_t>(i)]->requestSamples(
       SampleView::kExamples, runs_[static_cast<size_t>(i)]->spec().config.task.trainLength);
+}
+
+void TrainingPanel::sendLagResponseRequest() {
+  const int i = lagResponseView_->run();
+  if (i < 0 || i >= static_cast<int>(runs_.size()) || !lagResponseView_->measurable()) return;
+  lagResponseView_->setMeasuring();
+  if (lagResponseInFlight_) {
+    lagResponsePending_ = true;
+    return;
+  }
+  lagResponseInFlight_ = true;
+  lagResponsePending_ = false;
+  runs_[static_cast<size_t>(i)]->requestLagResponse(lagResponseView_->length(),
+                                                    LagResponseView::kSamples);
 }
 
 void TrainingPanel::setStatus(const QString& text) {

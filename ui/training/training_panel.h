@@ -30,6 +30,7 @@ class QTabWidget;
 
 namespace poslab::ui {
 
+class LagResponseView;
 class ModelAttentionView;
 class PositionHistoryView;
 class SampleView;
@@ -67,6 +68,7 @@ class TrainingPanel : public QWidget {
   PositionHistoryView* positionView() const { return positionView_; }
   ModelAttentionView* attentionView() const { return attentionView_; }
   SampleView* sampleView() const { return sampleView_; }
+  LagResponseView* lagResponseView() const { return lagResponseView_; }
   TaskOptionsForm* taskOptions() const { return taskOptions_; }
   // The experiment the controls describe: the last loaded setup (preset or session: model size,
   // task options, pins, ...) with the controls' task, families, steps, lr, seed, lengths and batch.
@@ -168,6 +170,8 @@ class TrainingPanel : public QWidget {
   void requestInspection();
   void sendAttentionRequest();
   void sendSamplesRequest();
+  // The learned kernel costs seconds: only on Measure, when a run finishes and for loaded runs.
+  void sendLagResponseRequest();
 
   QComboBox* task_ = nullptr;
   QListWidget* families_ = nullptr;
@@ -189,6 +193,7 @@ class TrainingPanel : public QWidget {
   PositionHistoryView* positionView_ = nullptr;
   ModelAttentionView* attentionView_ = nullptr;
   SampleView* sampleView_ = nullptr;
+  LagResponseView* lagResponseView_ = nullptr;
   QComboBox* evalMetric_ = nullptr;
   QPushButton* playButton_ = nullptr;
   QPushButton* pauseButton_ = nullptr;
@@ -210,6 +215,7 @@ class TrainingPanel : public QWidget {
   int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
   bool attentionInFlight_ = false, attentionPending_ = false;
   bool samplesInFlight_ = false, samplesPending_ = false;
+  bool lagResponseInFlight_ = false, lagResponsePending_ = false;
   QTimer replotTimer_;                        // coalesces snapshots: one replot per ~40 ms
   std::unique_ptr<PendingSave> pendingSave_;  // saveCheckpoints in flight
 };
