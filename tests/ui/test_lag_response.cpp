@@ -174,6 +174,12 @@ class TestLagResponse : public QObject {
     QCOMPARE(line->point1->coords().x(), 16.0);
     QCOMPARE(line->point2->coords().x(), 16.0);
 
+    // Reset: the response belonged to the model before it; the view asks for a new measurement.
+    click(&panel, "resetButton");
+    QCOMPARE(view->plot()->graph(0)->dataCount(), 0);
+    QCOMPARE(view->shown().step, 0LL);
+    QVERIFY2(view->infoText().contains("press Measure"), qPrintable(view->infoText()));
+
     // Errors come back as text: a length the task cannot generate.
     QSignalSpy spy(panel.run(0), &TrainingRun::lagResponseReady);
     panel.run(0)->requestLagResponse(1, 2);

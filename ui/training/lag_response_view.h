@@ -40,6 +40,8 @@ class LagResponseView : public QWidget {
   // Whether the chosen run's task has a learned kernel to measure (kernel-lm, sector-teacher).
   bool measurable() const;
   static bool hasLagResponse(const std::string& taskId);
+  // The model changed under the shown response (Reset): back to "press Measure".
+  void clearResponse() { onRunChanged(); }
   // A request went to the worker: says so until the answer comes.
   void setMeasuring();
   void showResponse(const TrainingLagResponse& response);

@@ -849,6 +849,7 @@ void TrainingPanel::reset() {
     for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
   stepLabel_->setText(tr("step 0"));
   positionView_->clearHistory();
+  lagResponseView_->clearResponse();
   updateRunState();
   replot();
 }
