@@ -46,9 +46,9 @@ void addResponseCommand(CLI::App& app) {
     const long long trainLength = trainer->config().task.trainLength;
     const long long length = o->length > 0 ? o->length : 8 * trainLength;
     const LagResponse r = measureLagResponse(*trainer, length, o->samples, o->lags);
-    const double all = lagResponseCosine(r, 1, length - 1);
-    const double inside = lagResponseCosine(r, 1, trainLength - 1);
-    const double beyond = lagResponseCosine(r, trainLength, length - 1);
+    const LagResponseSummary summary = summarizeLagResponse(r);
+    const double all = summary.cosineAll, inside = summary.cosineTrained,
+                 beyond = summary.cosineBeyond;
     if (!o->csv.empty()) {
       writeFileAtomically(o->csv, [&](std::ostream& os) {
         os.precision(10);
@@ -67,7 +67,7 @@ void addResponseCommand(CLI::App& app) {
                         {"cosine", numberOrNull(all)},
                         {"cosine_trained_lags", numberOrNull(inside)},
                         {"cosine_beyond", numberOrNull(beyond)},
-                        {"implied_accuracy", numberOrNull(signAgreementFromCosine(all))},
+                        {"implied_accuracy", numberOrNull(summary.impliedAccuracy)},
                         {"lags", r.lags},
                         {"response", r.response},
                         {"target", r.target}});
@@ -78,7 +78,7 @@ void addResponseCommand(CLI::App& app) {
               << r.lags.size() << " lags\n"
               << "cosine with the task's kernel, all lags 1.." << length - 1 << ": "
               << formatNumber(all, 3) << "  (a linear readout with this kernel would label "
-              << formatNumber(signAgreementFromCosine(all), 3) << " of length-" << length
+              << formatNumber(summary.impliedAccuracy, 3) << " of length-" << length
               << " sequences correctly)\n"
               << "  over the trained lags 1.." << trainLength - 1 << ": " << formatNumber(inside, 3)
               << "\n"

@@ -5,6 +5,7 @@
 // the attention maps were computed on.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -51,5 +52,14 @@ double lagResponseCosine(const LagResponse& r, long long fromLag, long long toLa
 // 1 - arccos(cos) / pi: the accuracy a readout that uses `a` as its kernel would reach on labels
 // made with `b`. NaN for a NaN cosine.
 double signAgreementFromCosine(double cosine);
+
+// The numbers `poslab-cli response` and the Learned kernel tab report for one probe.
+struct LagResponseSummary {
+  double cosineAll = NAN;      // over lags 1..length-1
+  double cosineTrained = NAN;  // over lags 1..trainLength-1
+  double cosineBeyond = NAN;   // over lags trainLength..length-1 (NaN when the probe is not longer)
+  double impliedAccuracy = NAN;  // signAgreementFromCosine(cosineAll)
+};
+LagResponseSummary summarizeLagResponse(const LagResponse& r);
 
 }  // namespace poslab

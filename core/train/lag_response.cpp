@@ -115,6 +115,15 @@ double lagResponseCosine(const LagResponse& r, long long fromLag, long long toLa
   return ab / std::sqrt(aa * bb);
 }
 
+LagResponseSummary summarizeLagResponse(const LagResponse& r) {
+  LagResponseSummary s;
+  s.cosineAll = lagResponseCosine(r, 1, r.length - 1);
+  s.cosineTrained = lagResponseCosine(r, 1, r.trainLength - 1);
+  s.cosineBeyond = lagResponseCosine(r, r.trainLength, r.length - 1);
+  s.impliedAccuracy = signAgreementFromCosine(s.cosineAll);
+  return s;
+}
+
 double signAgreementFromCosine(double cosine) {
   if (!std::isfinite(cosine)) return NAN;
   return 1 - std::acos(std::clamp(cosine, -1.0, 1.0)) / M_PI;

@@ -117,6 +117,20 @@ TEST(LagResponse, CosineIsUncentredAndNaNWhenEmpty) {
   EXPECT_TRUE(std::isnan(lagResponseCosine(r, 5, 9)));  // no lags
 }
 
+TEST(LagResponse, SummarySplitsAtTheTrainingLength) {
+  LagResponse r;
+  r.length = 5;
+  r.trainLength = 3;
+  r.lags = {1, 2, 3, 4};
+  r.response = {1, 0, 1, 0};
+  r.target = {1, 0, 0, 1};
+  const LagResponseSummary s = summarizeLagResponse(r);
+  EXPECT_NEAR(s.cosineAll, 0.5, 1e-15);      // <r,t> = 1, |r| = |t| = sqrt 2
+  EXPECT_NEAR(s.cosineTrained, 1.0, 1e-15);  // lags 1, 2
+  EXPECT_NEAR(s.cosineBeyond, 0.0, 1e-15);   // lags 3, 4
+  EXPECT_NEAR(s.impliedAccuracy, 1 - std::acos(0.5) / M_PI, 1e-15);
+}
+
 // For random signs x, sign(sum x a) and sign(sum x b) agree with probability 1 - arccos(cos)/pi:
 // count it on the kernel-LM's own case (a = cos(omega d), b = (d/L) cos(omega d)).
 TEST(LagResponse, SignAgreementRuleMatchesMonteCarlo) {

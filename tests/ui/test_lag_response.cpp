@@ -139,21 +139,23 @@ class TestLagResponse : public QObject {
     // The CLI's summary: cosines over all lags, 1..15 and 16..31, and 1 - arccos(cos) / pi.
     const auto& lags = r.response.lags;
     const double all = cosine(r.response.response, r.response.target, lags, 1, 31);
-    QVERIFY(std::abs(r.cosineAll - all) < 1e-9);
-    QVERIFY(std::abs(r.cosineTrained -
+    QVERIFY(std::abs(r.summary.cosineAll - all) < 1e-9);
+    QVERIFY(std::abs(r.summary.cosineTrained -
                      cosine(r.response.response, r.response.target, lags, 1, 15)) < 1e-9);
-    QVERIFY(std::abs(r.cosineBeyond -
+    QVERIFY(std::abs(r.summary.cosineBeyond -
                      cosine(r.response.response, r.response.target, lags, 16, 31)) < 1e-9);
-    QVERIFY(std::abs(r.impliedAccuracy - (1 - std::acos(all) / M_PI)) < 1e-9);
+    QVERIFY(std::abs(r.summary.impliedAccuracy - (1 - std::acos(all) / M_PI)) < 1e-9);
     const QString info = view->infoText();
     QVERIFY2(info.contains("rope at step 120: T = 32 (trained at 16), 8 samples, 31 lags"),
              qPrintable(info));
     QVERIFY2(info.contains("all lags 1..31: " + QString::number(all, 'g', 3)), qPrintable(info));
-    QVERIFY2(info.contains("label " + QString::number(r.impliedAccuracy, 'g', 3) + " of length-32"),
+    QVERIFY2(info.contains("label " + QString::number(r.summary.impliedAccuracy, 'g', 3) +
+                           " of length-32"),
              qPrintable(info));
-    QVERIFY2(info.contains("trained lags 1..15: " + QString::number(r.cosineTrained, 'g', 3)),
-             qPrintable(info));
-    QVERIFY2(info.contains("beyond, 16..31: " + QString::number(r.cosineBeyond, 'g', 3)),
+    QVERIFY2(
+        info.contains("trained lags 1..15: " + QString::number(r.summary.cosineTrained, 'g', 3)),
+        qPrintable(info));
+    QVERIFY2(info.contains("beyond, 16..31: " + QString::number(r.summary.cosineBeyond, 'g', 3)),
              qPrintable(info));
     // Two graphs, response on the left axis and the kernel on the right, T - 1 points each, and
     // the dashed line at the training length.

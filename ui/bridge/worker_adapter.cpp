@@ -129,11 +129,7 @@ void TrainingRun::requestLagResponse(long long length, long long samples) {
         TrainingLagResponse r;
         r.step = t.stepCount();
         r.response = measureLagResponse(t, length, samples, 128);
-        const long long trainLength = r.response.trainLength;
-        r.cosineAll = lagResponseCosine(r.response, 1, length - 1);
-        r.cosineTrained = lagResponseCosine(r.response, 1, trainLength - 1);
-        r.cosineBeyond = lagResponseCosine(r.response, trainLength, length - 1);
-        r.impliedAccuracy = signAgreementFromCosine(r.cosineAll);
+        r.summary = summarizeLagResponse(r.response);
         Q_EMIT lagResponseReady(index_, r);
       },
       [this](const std::string& error) {

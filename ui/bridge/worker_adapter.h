@@ -50,11 +50,8 @@ struct TrainingSamples {
 struct TrainingLagResponse {
   long long step = 0;
   poslab::LagResponse response;
-  double cosineAll = 0;        // over lags 1..length-1 (NaN: undefined)
-  double cosineTrained = 0;    // over lags 1..trainLength-1
-  double cosineBeyond = 0;     // over lags trainLength..length-1 (NaN when the probe is not longer)
-  double impliedAccuracy = 0;  // signAgreementFromCosine(cosineAll)
-  QString error;               // non-empty: why there is no response
+  poslab::LagResponseSummary summary;  // core's summarizeLagResponse(response)
+  QString error;                       // non-empty: why there is no response
 };
 
 class TrainingRun : public QObject {

@@ -232,11 +232,14 @@ void LagResponseView::showResponse(const TrainingLagResponse& r) {
           .arg(lr.samples)
           .arg(lr.lags.size())
           .arg(L - 1)
-          .arg(number(r.cosineAll), number(r.impliedAccuracy))
+          .arg(number(r.summary.cosineAll), number(r.summary.impliedAccuracy))
           .arg(T - 1)
-          .arg(number(r.cosineTrained));
+          .arg(number(r.summary.cosineTrained));
   if (L > T)
-    text += tr("; over the lags beyond, %1..%2: %3").arg(T).arg(L - 1).arg(number(r.cosineBeyond));
+    text += tr("; over the lags beyond, %1..%2: %3")
+                .arg(T)
+                .arg(L - 1)
+                .arg(number(r.summary.cosineBeyond));
   info_->setText(text + '.');
 }
 
