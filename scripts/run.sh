@@ -28,3 +28,4 @@ echo
 echo "Wrote out/probe.txt, out/probe.json and out/kernels/<family>.csv for $(ls out/kernels | wc -l) families."
 echo "and out/compare.txt with the checkpoints in out/checkpoints/."
 echo "Try: $cli families | less;  $cli kernel --family jordan-exact --set gamma=0.01 --lags 0:16"
+echo "     $cli response --checkpoint out/checkpoints/rope-seed0.pt --samples 4   # what it learned per lag"
