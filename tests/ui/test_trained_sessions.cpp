@@ -18,6 +18,7 @@
 
 #include <qcustomplot.h>
 
+#include "bridge/trained_model.h"
 #include "explorer/parameter_panel.h"
 #include "export/run_report.h"
 #include "main_window.h"
@@ -327,6 +328,29 @@ class TestTrainedSessions : public QObject {
     stepTo(panel, 3);
     QCOMPARE(panel->lastSnapshot(0).loss, rope3);
     QCOMPARE(panel->lastSnapshot(1).loss, alibi3);
+  }
+
+  // A checkpoint whose config spells a task option at the task's default (as a CLI config may)
+  // belongs to a setup that leaves it out (as the training panel does), and the other way round;
+  // a different value is still a different setup.
+  void taskOptionsAtTheirDefaultMatchLeftOut() {
+    poslab::TrainConfig setup = tinySetup({"rope"}).base;
+    setup.model.family = "rope";
+    poslab::TrainConfig checkpoint = setup;
+    checkpoint.task.options["alphabet"] = 16;  // as set
+    checkpoint.task.options.erase("max_offset");
+    setup.task.options["max_offset"] = 8;  // the default, spelt out
+    checkpoint.task.options["max_offset"] = 8;
+    QVERIFY2(trainConfigMismatch(setup, checkpoint).isEmpty(),
+             qPrintable(trainConfigMismatch(setup, checkpoint)));
+    setup.task.options.erase("max_offset");
+    QVERIFY2(trainConfigMismatch(setup, checkpoint).isEmpty(),
+             qPrintable(trainConfigMismatch(setup, checkpoint)));
+    QVERIFY2(trainConfigMismatch(checkpoint, setup).isEmpty(),
+             qPrintable(trainConfigMismatch(checkpoint, setup)));
+    checkpoint.task.options["max_offset"] = 3;
+    const QString why = trainConfigMismatch(setup, checkpoint);
+    QVERIFY2(why.contains("task.options") && why.contains("max_offset"), qPrintable(why));
   }
 
   void nothingToSave() {

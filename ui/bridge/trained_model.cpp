@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 #include <nlohmann/json.hpp>
 
+#include "tasks/task_options.h"
 #include "train/trainer.h"
 
 namespace poslab::ui {
@@ -39,11 +40,18 @@ std::unique_ptr<poslab::Trainer> TrainedModel::release() {
 namespace {
 
 // What Trainer fills in itself, filled in the same way, so a setup compares equal to the config
-// its trainer ended up with.
+// its trainer ended up with. A task option given at the value the task uses when it is absent is
+// the same setup as the option left out (the training panel leaves such options out; a CLI or
+// hand-written config may spell them).
 nlohmann::json completed(poslab::TrainConfig c) {
   c.model.vocab = 0;  // the task decides the vocabulary
   c.task.headDim = c.model.heads > 0 ? c.model.headDim() : c.task.headDim;
   if (c.run.evalLengths.empty()) c.run.evalLengths = {c.task.trainLength};
+  for (const poslab::TaskOptionSpec& spec : poslab::taskOptionSpecs(c.task)) {
+    const auto given = c.task.options.find(spec.name);
+    if (given != c.task.options.end() && given->second == spec.defaultValue)
+      c.task.options.erase(given);
+  }
   return nlohmann::json(c);
 }
 
