@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/cli_common.h"
+#include "cli/progress.h"
 #include "io/atomic_file.h"
 #include "train/lag_response.h"
 #include "train/trainer.h"
@@ -45,7 +46,14 @@ void addResponseCommand(CLI::App& app) {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
     const long long trainLength = trainer->config().task.trainLength;
     const long long length = o->length > 0 ? o->length : 8 * trainLength;
-    const LagResponse r = measureLagResponse(*trainer, length, o->samples, o->lags);
+    // Each sequence costs (lags + 1) forward passes of `length` tokens: minutes at long lengths.
+    ProgressBar bar("response", o->samples);
+    const LagResponse r =
+        measureLagResponse(*trainer, length, o->samples, o->lags, [&](long long done, long long) {
+          bar.updateCount(done, "sequences");
+          return true;
+        });
+    bar.finish();
     const LagResponseSummary summary = summarizeLagResponse(r);
     const double all = summary.cosineAll, inside = summary.cosineTrained,
                  beyond = summary.cosineBeyond;

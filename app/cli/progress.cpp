@@ -14,22 +14,35 @@ ProgressBar::ProgressBar(std::string label, long long total)
       start_(std::chrono::steady_clock::now()) {}
 
 void ProgressBar::update(const Snapshot& s) {
-  const double frac = static_cast<double>(s.step) / total_;
+  char detail[96];
+  std::snprintf(detail, sizeof detail, "loss %.4f", s.loss);
+  std::string d = detail;
+  if (!std::isnan(s.accuracy)) {
+    std::snprintf(detail, sizeof detail, " acc %.3f", s.accuracy);
+    d += detail;
+  }
+  std::snprintf(detail, sizeof detail, " %.0f tok/s", s.tokensPerSecond);
+  draw(s.step, "step ", d + detail);
+}
+
+void ProgressBar::updateCount(long long done, const std::string& unit) {
+  draw(done, "", unit);
+}
+
+void ProgressBar::draw(long long done, const std::string& prefix, const std::string& detail) {
+  const double frac = static_cast<double>(done) / total_;
   const int decile = static_cast<int>(frac * 10);
-  if (!tty_ && decile == lastDecile_ && s.step != total_) return;
+  if (!tty_ && decile == lastDecile_ && done != total_) return;
   lastDecile_ = decile;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double eta = s.step > 0 ? elapsed / s.step * (total_ - s.step) : 0;
+  const double eta = done > 0 ? elapsed / done * (total_ - done) : 0;
   char bar[21];
   const int filled = static_cast<int>(frac * 20);
   for (int i = 0; i < 20; ++i) bar[i] = i < filled ? '#' : '.';
   bar[20] = '\0';
-  char acc[32] = "";
-  if (!std::isnan(s.accuracy)) std::snprintf(acc, sizeof acc, " acc %.3f", s.accuracy);
-  std::fprintf(stderr, "%s%s [%s] step %lld/%lld loss %.4f%s %.0f tok/s ETA %.0fs%s",
-               tty_ ? "\r" : "", label_.c_str(), bar, s.step, total_, s.loss, acc,
-               s.tokensPerSecond, eta, tty_ ? "   " : "\n");
+  std::fprintf(stderr, "%s%s [%s] %s%lld/%lld %s ETA %.0fs%s", tty_ ? "\r" : "", label_.c_str(),
+               bar, prefix.c_str(), done, total_, detail.c_str(), eta, tty_ ? "   " : "\n");
   std::fflush(stderr);
 }
 

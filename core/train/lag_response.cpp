@@ -36,7 +36,7 @@ std::vector<long long> probeLags(long long length, long long maxLags) {
 }  // namespace
 
 LagResponse measureLagResponse(Trainer& trainer, long long length, long long samples,
-                               long long maxLags) {
+                               long long maxLags, const LagResponseProgress& progress) {
   const Task& task = trainer.evalTask();
   if (task.labelWeights(2).empty())
     throw InvalidArgument("lag response needs a bits-then-QUERY task (kernel-lm or sector-teacher)",
@@ -60,12 +60,13 @@ LagResponse measureLagResponse(Trainer& trainer, long long length, long long sam
   out.samples = samples;
   out.lags = lags;
   for (long long d : lags) out.target.push_back(weights[static_cast<size_t>(d)]);
-  out.response = lagResponseOnTokens(trainer, probe.tokens, lags);
+  out.response = lagResponseOnTokens(trainer, probe.tokens, lags, progress);
   return out;
 }
 
 std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& tokens,
-                                        const std::vector<long long>& lags) {
+                                        const std::vector<long long>& lags,
+                                        const LagResponseProgress& progress) {
   const int64_t samples = tokens.size(0), length = tokens.size(1);
   for (long long d : lags)
     if (d < 1 || d > length - 1)
@@ -97,6 +98,7 @@ std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& toke
     torch::Tensor k = ((m[0] - m.slice(0, 1)) * x / 2).contiguous();          // (N)
     const double* kp = k.data_ptr<double>();
     for (int64_t j = 0; j < nLags; ++j) response[static_cast<size_t>(j)] += kp[j];
+    if (progress && !progress(i + 1, samples)) throw LagResponseCancelled();
   }
   for (double& v : response) v /= static_cast<double>(samples);
   return response;

@@ -45,6 +45,8 @@ class TrainingWorker {
   void requestStop();
 
   bool isPlaying() const { return playing_.load(); }
+  // Whether stop() or requestStop() was called: a long job can poll it and give up early.
+  bool isStopping() const { return stopping_.load(); }
   long long stepCount() const { return step_.load(); }
   // Runs job(trainer) on the worker thread between steps and waits for it (evaluate, save, ...).
   // Exceptions thrown by job are rethrown here.

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "tasks/task.h"
 #include "train/lag_response.h"
@@ -104,6 +106,27 @@ TEST(LagResponse, RefusesTasksWithoutLabelWeightsAndBadArguments) {
   c.run.evalLengths = {64};
   Trainer other(c);
   EXPECT_THROW(measureLagResponse(other, 64, 2, 10), InvalidArgument);
+}
+
+TEST(LagResponse, ReportsEachSequenceAndCanBeCancelled) {
+  Trainer t(kernelLmRun("kernel-lm"));
+  std::vector<std::pair<long long, long long>> calls;
+  const LagResponse r = measureLagResponse(t, 40, /*samples=*/3, /*maxLags=*/10,
+                                           [&](long long done, long long total) {
+                                             calls.emplace_back(done, total);
+                                             return true;
+                                           });
+  EXPECT_EQ(calls, (std::vector<std::pair<long long, long long>>{{1, 3}, {2, 3}, {3, 3}}));
+  EXPECT_EQ(r.response, measureLagResponse(t, 40, 3, 10).response) << "reporting changes nothing";
+
+  int seen = 0;
+  EXPECT_THROW(measureLagResponse(t, 40, 3, 10,
+                                  [&](long long done, long long) {
+                                    ++seen;
+                                    return done < 2;  // cancel after the second sequence
+                                  }),
+               LagResponseCancelled);
+  EXPECT_EQ(seen, 2);
 }
 
 TEST(LagResponse, CosineIsUncentredAndNaNWhenEmpty) {

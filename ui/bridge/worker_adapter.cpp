@@ -128,7 +128,10 @@ void TrainingRun::requestLagResponse(long long length, long long samples) {
       [this, length, samples](Trainer& t) {
         TrainingLagResponse r;
         r.step = t.stepCount();
-        r.response = measureLagResponse(t, length, samples, 128);
+        // A stop (Reset all, a new setup, closing) does not wait for the rest of the probe.
+        r.response = measureLagResponse(t, length, samples, 128, [this](long long, long long) {
+          return !impl_->worker->isStopping();
+        });
         r.summary = summarizeLagResponse(r.response);
         Q_EMIT lagResponseReady(index_, r);
       },
