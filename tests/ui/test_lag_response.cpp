@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QLabel>
+#include <QMutex>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -13,6 +14,8 @@
 
 #include <qcustomplot.h>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 #include "tiny_setups.h"
 #include "training/lag_response_view.h"
@@ -189,6 +192,32 @@ class TestLagResponse : public QObject {
     const auto bad = spy.at(0).at(1).value<TrainingLagResponse>();
     QVERIFY2(bad.error.contains("length 1"), qPrintable(bad.error));
     QVERIFY(bad.response.lags.empty());
+  }
+
+  // Replacing the runs while a long probe is running stops the probe instead of waiting for it
+  // (and must not touch the run being destroyed: an earlier version crashed here).
+  void replacingTheRunsCancelsAProbe() {
+    TrainingPanel panel;
+    load(panel, tinyKernelLm(100));
+    click(&panel, "stepButton");
+    QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
+    auto outcome = std::make_shared<std::pair<bool, QString>>(false, QString());  // (came, error)
+    auto mutex = std::make_shared<QMutex>();
+    connect(
+        panel.run(0), &TrainingRun::lagResponseReady, this,
+        [outcome, mutex](int, const TrainingLagResponse& r) {
+          QMutexLocker lock(mutex.get());
+          *outcome = {true, r.error};
+        },
+        Qt::DirectConnection);                    // on the worker thread, before the run is gone
+    panel.run(0)->requestLagResponse(2048, 256);  // minutes if it ran to the end
+    QTest::qWait(300);                            // let it start
+    load(panel, tinyKernelLm(100));               // stops and joins the old run
+    QMutexLocker lock(mutex.get());
+    // Either it had not started (queued jobs never run after a stop) or it was cancelled.
+    QVERIFY2(!outcome->first || outcome->second.contains("cancelled"),
+             qPrintable(outcome->second.isEmpty() ? QString("the probe ran to its end")
+                                                  : outcome->second));
   }
 
   // Indirect indexing has no label weights: the tab says so, Measure stays disabled, and a

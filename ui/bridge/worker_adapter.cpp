@@ -124,13 +124,16 @@ void TrainingRun::requestSamples(long long count, long long length) {
 }
 
 void TrainingRun::requestLagResponse(long long length, long long samples) {
+  // The job runs on the worker's own thread, so the worker outlives it (its destructor joins that
+  // thread). impl_->worker does not: ~TrainingRun nulls it before the join.
+  const TrainingWorker* worker = impl_->worker.get();
   impl_->worker->post(
-      [this, length, samples](Trainer& t) {
+      [this, worker, length, samples](Trainer& t) {
         TrainingLagResponse r;
         r.step = t.stepCount();
         // A stop (Reset all, a new setup, closing) does not wait for the rest of the probe.
-        r.response = measureLagResponse(t, length, samples, 128, [this](long long, long long) {
-          return !impl_->worker->isStopping();
+        r.response = measureLagResponse(t, length, samples, 128, [worker](long long, long long) {
+          return !worker->isStopping();
         });
         r.summary = summarizeLagResponse(r.response);
         Q_EMIT lagResponseReady(index_, r);
