@@ -36,7 +36,11 @@ void addResponseCommand(CLI::App& app) {
   cmd->add_option("--checkpoint", o->checkpoint,
                   "checkpoint.pt of a kernel-lm or sector-teacher run")
       ->required();
-  cmd->add_option("--length", o->length, "probe length T (default: 8x the training length)");
+  cmd->add_option("--length", o->length, "probe length T (default: 8x the training length)")
+      ->check([](const std::string& v) {
+        return !v.empty() && v[0] != '-' && v != "0" ? std::string()
+                                                     : "'" + v + "' must be a length >= 2";
+      });
   cmd->add_option("--samples", o->samples, "sequences averaged over")->capture_default_str();
   cmd->add_option("--lags", o->lags, "at most this many lags, evenly spread over [1, T-1]")
       ->capture_default_str();

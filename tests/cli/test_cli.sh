@@ -96,6 +96,8 @@ json_has response-json "$tmp/r.json" "d['length']==48 and d['train_length']==24 
 [ "$(wc -l < "$tmp/resp.csv")" -eq 11 ] && ok || fail "response CSV has $(wc -l < "$tmp/resp.csv") lines, expected 11"
 expect_ok response-table "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 48 --samples 1 --lags 5
 expect_error response-bad-length "length 1 is outside" "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 1
+expect_error response-negative-length "must be a length >= 2" "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length -5
+expect_error response-zero-length "must be a length >= 2" "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 0
 expect_error bad-seeds "is not a list of seeds" "$cli" compare --task kernel-lm --families rope --seeds 0,-1
 expect_ok seed-zero "$cli" compare --task kernel-lm --families rope --steps 1 --batch 2 --train-length 8 \
   --eval-lengths 8 --eval-sequences 2 --seeds 0,1
