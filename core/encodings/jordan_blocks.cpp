@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <functional>
 #include <cmath>
@@ -120,6 +121,81 @@ std::pair<at::Tensor, at::Tensor> rotateUnit(const JordanGroup& g, const at::Ten
   auto [re, im] = splitGroup(g, x);
   complexMul(re, im, asFactor(phase.cos()), asFactor(phase.sin()));
   return {re, im};
+}
+
+// Largest |exponent| the separable decay may put on one side: e^(+-bound) and the product of the
+// two sides stay finite (and normal) in this dtype even where the causal mask discards them.
+double separableDecayBound(at::ScalarType dtype) {
+  if (dtype == at::kDouble) return 300.0;
+  if (dtype == at::kFloat) return 30.0;
+  return 4.0;  // half precision
+}
+
+// The lag weights of a group: t(d)^r / r! * a_b^r * e^(-gamma_b d). Only a_b^r e^(-gamma_b d) is
+// per block, and e^(-gamma_b d) = e^(-gamma_b (i - c)) e^(gamma_b (j - c)) factorizes, so when the
+// exponents stay in range every order r is one matmul over all blocks (inner size nb * 2n) times
+// the shared (Tq, Tk) weight t(d)^r / r!, instead of nb (Tq, Tk) products.
+bool decayFactorizesSafely(const JordanGroup& g, double positionSpan, at::ScalarType dtype) {
+  const double gammaMax = g.gamma.detach().abs().max().item<double>();
+  return gammaMax * positionSpan <= separableDecayBound(dtype);
+}
+
+// Scores of one group, every order at once per order r (see decayFactorizesSafely).
+// q/k (re, im) (B, H, T, nb, m) already turned by the unit phase; t (Tq, Tk) the shear time;
+// qPos/kPos (T) double, shifted by the centre c. Returns (B, H, Tq, Tk), not yet causally masked.
+at::Tensor groupScoresSeparable(const JordanGroup& g, const at::Tensor& qRe, const at::Tensor& qIm,
+                                const at::Tensor& kRe, const at::Tensor& kIm, const at::Tensor& t,
+                                const at::Tensor& qPos, const at::Tensor& kPos) {
+  const auto dtype = qRe.scalar_type();
+  const auto device = qRe.device();
+  at::Tensor gamma = g.gamma.to(qPos.device()).unsqueeze(0);  // (1, nb)
+  at::Tensor qDecay = at::exp(-qPos.unsqueeze(1) * gamma);    // (Tq, nb)
+  at::Tensor kDecay = at::exp(kPos.unsqueeze(1) * gamma);     // (Tk, nb)
+  auto asFactor = [&](const at::Tensor& f) {  // (T, nb) -> (1, 1, T, nb, 1)
+    return f.to(device).to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+  };
+  at::Tensor kScale = asFactor(kDecay);
+  at::Tensor score;
+  for (long long r = 0; r < g.order; ++r) {
+    const long long n = g.order - r;
+    at::Tensor qWeight = qDecay;
+    if (r > 0) {
+      qWeight = qDecay * g.shear.to(qPos.device()).pow(static_cast<double>(r)).unsqueeze(0) /
+                factorial(r);
+    }
+    // (B, H, T, nb * 2n): components l < n of q against l + r of k, every block side by side.
+    at::Tensor qr = (at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1) * asFactor(qWeight))
+                        .flatten(3);
+    at::Tensor kr = (at::cat({kRe.narrow(-1, r, n), kIm.narrow(-1, r, n)}, -1) * kScale).flatten(3);
+    at::Tensor s = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, Tq, Tk)
+    if (r > 0) s = s * t.pow(static_cast<double>(r)).to(device).to(dtype);
+    score = score.defined() ? score + s : s;
+  }
+  return score;
+}
+
+// Scores of one group block by block: nb (Tq, Tk) weights, safe for any gamma.
+at::Tensor groupScoresPerBlock(const JordanGroup& g, const at::Tensor& qRe, const at::Tensor& qIm,
+                               const at::Tensor& kRe, const at::Tensor& kIm, const at::Tensor& t,
+                               const at::Tensor& dSafe, const at::Tensor& causal) {
+  const auto dtype = qRe.scalar_type();
+  const auto device = qRe.device();
+  at::Tensor decay = at::exp(-g.gamma.to(dSafe.device()).view({-1, 1, 1}) * dSafe.unsqueeze(0));
+  at::Tensor at_ = g.shear.to(dSafe.device()).view({-1, 1, 1}) * t.unsqueeze(0);  // (nb, Tq, Tk)
+  at::Tensor score;
+  for (long long r = 0; r < g.order; ++r) {
+    const long long n = g.order - r;
+    // (B, H, nb, T, 2n): components l < n of q against l + r of k.
+    at::Tensor qr = at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1).transpose(2, 3);
+    at::Tensor kr = at::cat({kRe.narrow(-1, r, n), kIm.narrow(-1, r, n)}, -1).transpose(2, 3);
+    at::Tensor products = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, nb, Tq, Tk)
+    at::Tensor weight = decay;
+    if (r > 0) weight = decay * at_.pow(static_cast<double>(r)) / factorial(r);
+    weight = at::where(causal.unsqueeze(0), weight, at::zeros_like(weight)).to(device).to(dtype);
+    at::Tensor s = (products * weight.unsqueeze(0).unsqueeze(0)).sum(2);
+    score = score.defined() ? score + s : s;
+  }
+  return score;
 }
 
 long long firstPositionWhere(long long maxPos, const std::function<bool(double)>& bad) {
@@ -243,8 +319,7 @@ FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, co
 }
 
 at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
-                              const at::Tensor& qPos, const at::Tensor& kPos) {
-  const auto dtype = q.scalar_type();
+                              const at::Tensor& qPos, const at::Tensor& kPos, DirectScoring how) {
   at::Tensor pi = qPos.to(at::kDouble).unsqueeze(1);  // (Tq, 1)
   at::Tensor pj = kPos.to(at::kDouble).unsqueeze(0);  // (1, Tk)
   at::Tensor d = pi - pj;                             // (Tq, Tk)
@@ -261,27 +336,29 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
                                k.index_select(-1, plainIdx).transpose(-1, -2));
   }
 
+  // Centre of the positions, for the separable decay: both sides' exponents stay within
+  // gamma * span / 2 of 0.
+  double lo = 0, hi = 0;
+  if (how == DirectScoring::Auto && qPos.numel() > 0 && kPos.numel() > 0) {
+    lo = std::min(qPos.min().item<double>(), kPos.min().item<double>());
+    hi = std::max(qPos.max().item<double>(), kPos.max().item<double>());
+  }
+  const double centre = 0.5 * (lo + hi);
+
   for (const auto& g : layout.groups) {
     auto [qRe, qIm] = rotateUnit(g, q, qPos);  // (B, H, Tq, nb, m)
     auto [kRe, kIm] = rotateUnit(g, k, kPos);
-    // Shear time per pair (Tq, Tk).
+    // Shear time per pair (Tq, Tk), the same for every block of the group.
     at::Tensor t;
     if (g.kind == ShearKind::Linear) t = dSafe;
     else if (g.kind == ShearKind::Saturating) t = dSafe / (1.0 + dSafe / g.L);
     else t = pi / (1.0 + pi.abs() / g.L) - pj / (1.0 + pj.abs() / g.L);
-    at::Tensor decay = at::exp(-g.gamma.to(d.device()).view({-1, 1, 1}) * dSafe.unsqueeze(0));
-    at::Tensor at_ = g.shear.to(d.device()).view({-1, 1, 1}) * t.unsqueeze(0);  // (nb, Tq, Tk)
-    for (long long r = 0; r < g.order; ++r) {
-      const long long n = g.order - r;
-      // (B, H, nb, T, 2n): components l < n of q against l + r of k.
-      at::Tensor qr = at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1).transpose(2, 3);
-      at::Tensor kr = at::cat({kRe.narrow(-1, r, n), kIm.narrow(-1, r, n)}, -1).transpose(2, 3);
-      at::Tensor products = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, nb, Tq, Tk)
-      at::Tensor weight = decay;
-      if (r > 0) weight = decay * at_.pow(static_cast<double>(r)) / factorial(r);
-      weight = at::where(causal.unsqueeze(0), weight, at::zeros_like(weight)).to(q.device()).to(dtype);
-      score = score + (products * weight.unsqueeze(0).unsqueeze(0)).sum(2);
-    }
+    const bool separable =
+        how == DirectScoring::Auto && decayFactorizesSafely(g, hi - lo, q.scalar_type());
+    score = score + (separable ? groupScoresSeparable(g, qRe, qIm, kRe, kIm, t,
+                                                      qPos.to(at::kDouble) - centre,
+                                                      kPos.to(at::kDouble) - centre)
+                               : groupScoresPerBlock(g, qRe, qIm, kRe, kIm, t, dSafe, causal));
   }
   return at::where(causal.to(q.device()), score, at::zeros_like(score));
 }

@@ -60,9 +60,16 @@ bool jordanIsRelative(const JordanLayout& layout);
 FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
                              const at::Tensor& qPos, const at::Tensor& kPos);
 
+// How the direct form weights each block's products by its lag weights.
+enum class DirectScoring {
+  Auto,     // one matmul per order over all blocks when e^(-gamma d) factorizes in range, else:
+  PerBlock  // one (Tq, Tk) product per block: any gamma (the reference the fast path is tested on)
+};
+
 // s(i,j) (B,H,Tq,Tk) in q's dtype; 0 where j > i.
 at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
-                              const at::Tensor& qPos, const at::Tensor& kPos);
+                              const at::Tensor& qPos, const at::Tensor& kPos,
+                              DirectScoring how = DirectScoring::Auto);
 
 PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bool float32);
 
