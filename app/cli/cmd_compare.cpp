@@ -1,35 +1,34 @@
 // `poslab-cli compare` (several families on identical batches) and `poslab-cli run --preset`
 // (a paper experiment from resources/presets/).
+#include <algorithm>
 #include <iostream>
 
 #include "cli/experiment_report.h"
-#include "cli/progress.h"
+#include "cli/experiment_progress.h"
 #include "cli/train_options.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace poslab::cli {
 
 namespace {
-void runAndReport(const ExperimentSpec& spec, bool json, const std::string& checkpointDir) {
-  std::unique_ptr<ProgressBar> bar;
-  size_t current = static_cast<size_t>(-1);
+void runAndReport(const ExperimentSpec& spec, bool json, const std::string& checkpointDir,
+                  int jobs) {
+  if (jobs < 0) throw InvalidArgument("--jobs must be 0 (one per core) or more");
+  if (jobs == 0) jobs = intraOpThreads();
+  const size_t runs = std::max<size_t>(1, spec.families.size() * spec.seeds.size() *
+                                              std::max<size_t>(1, spec.variants.size()));
+  jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), runs));
+  ExperimentProgressView view(spec.base.run.steps, jobs);
   auto results = runExperiment(
       spec,
       [&](size_t index, size_t total, const RunResult& r, const Snapshot& snap) {
-        if (index != current) {
-          if (bar) bar->finish();
-          current = index;
-          const std::string label = "[" + std::to_string(index + 1) + "/" + std::to_string(total) +
-                                    "] " + (r.variant.empty() ? "" : r.variant + " ") + r.family +
-                                    " seed " + std::to_string(r.seed);
-          bar = std::make_unique<ProgressBar>(label, spec.base.run.steps);
-        }
-        bar->update(snap);
+        view.update(index, total, r, snap);
       },
-      checkpointDir);
-  if (bar) bar->finish();
+      checkpointDir, jobs);
+  view.finish();
   if (json) {
     nlohmann::json doc = resultsJson(spec.base.task.id, results);
     if (!spec.name.empty()) doc["preset"] = spec.name;
@@ -49,11 +48,15 @@ void addCompareCommand(CLI::App& app) {
     std::string families;
     std::string seeds;
     std::string checkpoints;
+    int jobs = 0;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--families", o->families, "comma-separated family ids")->required();
   cmd->add_option("--seeds", o->seeds, "comma-separated seeds (default: --seed)");
   cmd->add_option("--checkpoints", o->checkpoints, "directory to save each run's checkpoint in");
+  cmd->add_option("--jobs", o->jobs,
+                  "runs trained at once, each on its share of the cores (0: one per core)")
+      ->capture_default_str();
   addTrainOptions(cmd, o->t);
   cmd->callback([o] {
     ExperimentSpec spec;
@@ -66,7 +69,7 @@ void addCompareCommand(CLI::App& app) {
     if (!o->seeds.empty()) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");
     }
-    runAndReport(spec, o->t.common.json, o->checkpoints);
+    runAndReport(spec, o->t.common.json, o->checkpoints, o->jobs);
   });
 }
 
@@ -79,6 +82,7 @@ void addRunCommand(CLI::App& app) {
     std::string checkpoints;
     bool list = false;
     bool json = false;
+    int jobs = 0;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--preset", o->preset, "preset name (see --list)");
@@ -87,6 +91,9 @@ void addRunCommand(CLI::App& app) {
   cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)");
   cmd->add_option("--checkpoints", o->checkpoints, "directory to save each run's checkpoint in");
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
+  cmd->add_option("--jobs", o->jobs,
+                  "runs trained at once, each on its share of the cores (0: one per core)")
+      ->capture_default_str();
   cmd->callback([o] {
     if (o->list || o->preset.empty()) {
       if (!o->list) throw InvalidArgument("--preset is required", "see run --list");
@@ -102,7 +109,7 @@ void addRunCommand(CLI::App& app) {
     }
     if (o->steps > 0) spec.base.run.steps = o->steps;
     spec.base.validate();
-    runAndReport(spec, o->json, o->checkpoints);
+    runAndReport(spec, o->json, o->checkpoints, o->jobs);
   });
 }
 

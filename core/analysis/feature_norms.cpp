@@ -1,6 +1,7 @@
 #include "analysis/feature_norms.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
 #include <cmath>
@@ -83,8 +84,9 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
   const long long maxPos = *std::max_element(positions.begin(), positions.end());
   if (maxPos > 10'000'000) throw InvalidArgument("positions above 10,000,000 are not profiled");
   const long long D = enc.headDim();
-  at::manual_seed(seed);
-  at::Tensor xT = at::randn({D}, at::TensorOptions().dtype(at::kDouble));
+  // Its own generator, not the process-wide one that training runs seed on other threads.
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  at::Tensor xT = at::randn({D}, gen, at::TensorOptions().dtype(at::kDouble));
   std::vector<double> x(xT.data_ptr<double>(), xT.data_ptr<double>() + D);
   double xNormSq = 0;
   for (double v : x) xNormSq += v * v;

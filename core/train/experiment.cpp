@@ -1,63 +1,135 @@
 #include "train/experiment.h"
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include "train/trainer.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace poslab {
 
-std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
-                                     const std::string& checkpointDir) {
+namespace {
+
+struct PlannedRun {
+  TrainConfig cfg;
+  RunResult result;  // family, seed and variant filled in
+};
+
+std::vector<PlannedRun> planRuns(const ExperimentSpec& spec) {
   std::vector<std::map<std::string, std::string>> variants = spec.variants;
   if (variants.empty()) variants.push_back({});
-  const size_t total = variants.size() * spec.families.size() * spec.seeds.size();
-  std::vector<RunResult> results;
-  size_t index = 0;
+  std::vector<PlannedRun> plan;
   for (const auto& variant : variants) {
     for (const auto& family : spec.families) {
       for (uint64_t seed : spec.seeds) {
-        RunResult r;
-        r.family = family;
-        r.seed = seed;
-        TrainConfig cfg = spec.base;
-        cfg.model.family = family;
-        cfg.run.seed = seed;
+        PlannedRun p;
+        p.result.family = family;
+        p.result.seed = seed;
+        p.cfg = spec.base;
+        p.cfg.model.family = family;
+        p.cfg.run.seed = seed;
         auto fp = spec.familyParams.find(family);
         if (fp != spec.familyParams.end())
-          for (const auto& [k, v] : fp->second) cfg.model.familyParams[k] = v;
+          for (const auto& [k, v] : fp->second) p.cfg.model.familyParams[k] = v;
         for (const auto& [k, v] : variant) {
-          if (k == "kernel") cfg.task.kernel = v;
-          r.variant += (r.variant.empty() ? "" : ",") + v;
+          if (k == "kernel") p.cfg.task.kernel = v;
+          p.result.variant += (p.result.variant.empty() ? "" : ",") + v;
         }
-        const auto t0 = std::chrono::steady_clock::now();
-        try {
-          Trainer trainer(cfg);
-          double tokens = 0;
-          for (long long s = 0; s < cfg.run.steps; ++s) {
-            Snapshot snap = trainer.step();
-            tokens += snap.tokensPerSecond > 0 ? static_cast<double>(cfg.optim.batch * cfg.task.trainLength) : 0;
-            if (progress) progress(index, total, r, snap);
-          }
-          r.eval = trainer.evaluate(trainer.config().run.evalLengths);
-          r.position = trainer.positionParameters(0);
-          r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
-          r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
-          if (!checkpointDir.empty()) {
-            std::filesystem::create_directories(checkpointDir);
-            trainer.saveCheckpoint(checkpointDir + "/" + family + (r.variant.empty() ? "" : "-" + r.variant) +
-                                   "-seed" + std::to_string(seed) + ".pt");
-          }
-        } catch (const DivergedError& e) {
-          r.error = e.what();
-        }
-        results.push_back(r);
-        ++index;
+        plan.push_back(std::move(p));
       }
     }
   }
+  return plan;
+}
+
+// Trains one planned run to the end; a diverged run is reported in the result, not thrown.
+RunResult trainRun(const PlannedRun& p, const std::function<void(const Snapshot&)>& progress,
+                   const std::string& checkpointDir) {
+  RunResult r = p.result;
+  const TrainConfig& cfg = p.cfg;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    Trainer trainer(cfg);
+    double tokens = 0;
+    for (long long s = 0; s < cfg.run.steps; ++s) {
+      Snapshot snap = trainer.step();
+      if (snap.tokensPerSecond > 0)
+        tokens += static_cast<double>(cfg.optim.batch * cfg.task.trainLength);
+      if (progress) progress(snap);
+    }
+    r.eval = trainer.evaluate(trainer.config().run.evalLengths);
+    r.position = trainer.positionParameters(0);
+    r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
+    if (!checkpointDir.empty()) {
+      std::filesystem::create_directories(checkpointDir);
+      trainer.saveCheckpoint(checkpointDir + "/" + r.family +
+                             (r.variant.empty() ? "" : "-" + r.variant) + "-seed" +
+                             std::to_string(r.seed) + ".pt");
+    }
+  } catch (const DivergedError& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
+                                     const std::string& checkpointDir, int jobs) {
+  const std::vector<PlannedRun> plan = planRuns(spec);
+  const size_t total = plan.size();
+  std::vector<RunResult> results(total);
+  if (total == 0) return results;
+  jobs = std::clamp(jobs, 1, static_cast<int>(total));
+
+  std::mutex progressMutex;  // the callback is called from one job at a time
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (size_t i = next++; i < total; i = next++) {
+      try {
+        results[i] = trainRun(
+            plan[i],
+            [&](const Snapshot& snap) {
+              if (!progress) return;
+              std::lock_guard<std::mutex> lock(progressMutex);
+              progress(i, total, plan[i].result, snap);
+            },
+            checkpointDir);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(progressMutex);
+        if (!failure) failure = std::current_exception();
+        next = total;  // the other jobs stop after their current run
+        return;
+      }
+    }
+  };
+
+  if (jobs == 1) {
+    work();
+  } else {
+    // Split this thread's intra-op threads between the jobs (at least one each).
+    const int perJob = std::max(1, at::get_num_threads() / jobs);
+    std::vector<std::thread> threads;
+    for (int j = 0; j < jobs; ++j) {
+      threads.emplace_back([&, perJob] {
+        setThisThreadIntraOpThreads(perJob);
+        work();
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  if (failure) std::rethrow_exception(failure);
   return results;
 }
 

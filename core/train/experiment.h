@@ -27,11 +27,16 @@ struct RunResult {
   std::string error;  // non-empty if the run failed (diverged, bad config)
 };
 
-// Progress of the current run: (run index, run count, snapshot).
+// Progress of one run: (run index, run count, the run's family/seed/variant, snapshot). With
+// several jobs it comes from their threads, one call at a time, runs interleaved.
 using ExperimentProgress = std::function<void(size_t, size_t, const RunResult&, const Snapshot&)>;
 
-// Trains every (variant, family, seed); a run that diverges is reported, not fatal.
+// Trains every (variant, family, seed); a run that diverges is reported, not fatal. Results are in
+// plan order (variant, family, seed) whatever `jobs` is. jobs > 1 trains that many runs at once,
+// each on its own thread with this thread's intra-op threads split between them: for the small
+// models here, two one-thread runs on two cores do about twice the work of one two-thread run.
+// A run's numbers can differ in the last bits between thread counts (summation order).
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
-                                     const std::string& checkpointDir = {});
+                                     const std::string& checkpointDir = {}, int jobs = 1);
 
 }  // namespace poslab

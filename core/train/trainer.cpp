@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <sstream>
 
 #include "io/atomic_file.h"
@@ -111,8 +112,14 @@ struct Trainer::State {
                                 " is shorter than task " + task->id() + " can generate",
                             "use at least " + std::to_string(task->minLength()) + ", or 0");
     device = chooseDevice(cfg.run.device);
-    torch::manual_seed(cfg.run.seed);
-    model = TinyTransformer(cfg.model, cfg.task.trainLength);
+    {
+      // The initial weights come from torch's process-wide generator: seeding it and drawing
+      // from it must not interleave with another run starting on another thread.
+      static std::mutex generatorMutex;
+      std::lock_guard<std::mutex> lock(generatorMutex);
+      torch::manual_seed(cfg.run.seed);
+      model = TinyTransformer(cfg.model, cfg.task.trainLength);
+    }
     model->to(device);
     // Groups: 0 matrices (decayed), 1 norms and biases, 2 position parameters (lr scaled).
     std::vector<torch::Tensor> decay, noDecay, position;

@@ -35,4 +35,15 @@ int configureThreads() {
   return n;
 }
 
+int intraOpThreads() { return at::get_num_threads(); }
+
+void setThisThreadIntraOpThreads(int n) {
+  // torch's lazy per-thread init runs first (get_num_threads), or it would undo ours at the first
+  // parallel op.
+  (void)at::get_num_threads();
+  using SetThreads = void (*)(int);
+  if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads")))
+    fn(n < 1 ? 1 : n);
+}
+
 }  // namespace poslab

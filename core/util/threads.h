@@ -8,4 +8,12 @@ namespace poslab {
 // Returns the count used.
 int configureThreads();
 
+// The calling thread's intra-op thread count.
+int intraOpThreads();
+
+// Sets the intra-op thread count of the calling thread only (OpenMP's per-thread setting), for
+// work that runs several torch jobs side by side. at::set_num_threads would also change the
+// default that threads started later take.
+void setThisThreadIntraOpThreads(int n);
+
 }  // namespace poslab

@@ -122,6 +122,14 @@ fi
 "$cli" compare --task indirect-indexing --families rope,pope --steps 2 --batch 4 --train-length 24 \
   --eval-lengths 24 --eval-sequences 4 --checkpoints "$tmp/ii" --json > "$tmp/c.json" 2> /dev/null
 json_has compare-json "$tmp/c.json" "[r['family'] for r in d['results']]==['rope','pope'] and d['results'][0]['eval'][0]['accuracy'] is not None"
+# Several jobs: the same numbers as one, in the same order; a negative count is refused.
+for j in 1 2; do
+  "$cli" compare --task kernel-lm --families rope,jordan-stabilized --seeds 0,1 --steps 3 --batch 4 \
+    --train-length 24 --eval-lengths 24 --eval-sequences 4 --jobs $j --json 2> /dev/null |
+    /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print([(r['family'], r['seed'], r['eval']) for r in d['results']])" > "$tmp/jobs$j.txt"
+done
+if [ -s "$tmp/jobs1.txt" ] && cmp -s "$tmp/jobs1.txt" "$tmp/jobs2.txt"; then ok; else fail "compare --jobs 2 differs from --jobs 1"; fi
+expect_error negative-jobs "--jobs must be 0" "$cli" compare --task kernel-lm --families rope --steps 1 --jobs -1
 expect_error response-wrong-task "bits-then-QUERY" "$cli" response --checkpoint "$tmp/ii/rope-seed0.pt"
 expect_error train-unknown-task "unknown task" "$cli" train --task nonsense --family rope --steps 1
 expect_error train-bad-length "outside what task" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"

@@ -1,8 +1,6 @@
 // Bridge TU: the explorer's calls into core (includes ATen through the core headers).
 #include "bridge/explorer_compute.h"
 
-#include <ATen/Parallel.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <exception>
@@ -16,6 +14,7 @@
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace poslab::ui {
 
@@ -166,14 +165,7 @@ DiagnosticsResult computeDiagnostics(const ExplorerRequest& req) {
 
 }  // namespace
 
-void useOneIntraOpThread() {
-  // Not at::set_num_threads(1): it also sets the default that threads started later (training
-  // workers) take. OpenMP's own setter changes this thread only; torch's lazy per-thread init
-  // runs first (get_num_threads), or it would undo ours at the first parallel op.
-  (void)at::get_num_threads();
-  using SetThreads = void (*)(int);
-  if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"))) fn(1);
-}
+void useOneIntraOpThread() { setThisThreadIntraOpThreads(1); }
 
 ExplorerResult computeExplorer(const ExplorerRequest& req) {
   ExplorerResult r;

@@ -1,0 +1,49 @@
+// Progress of `compare` and `run --preset` on stderr. One job: a progress bar per run, as `train`
+// draws it. Several jobs: one line per finished run, and on a terminal a live line with every
+// active run's step and loss and the ETA of the whole experiment.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cli/progress.h"
+#include "train/experiment.h"
+
+namespace poslab::cli {
+
+class ExperimentProgressView {
+ public:
+  ExperimentProgressView(long long stepsPerRun, int jobs);
+  // The runExperiment callback (one call at a time).
+  void update(size_t index, size_t total, const RunResult& run, const Snapshot& snap);
+  void finish();
+
+ private:
+  struct Active {
+    std::string label;       // "[3/15] rope seed 1"
+    std::string shortLabel;  // "rope s1", for the live line
+    long long step = 0;
+    double loss = 0;
+    std::chrono::steady_clock::time_point start;
+  };
+  void drawLive(size_t total);
+
+  long long stepsPerRun_;
+  int jobs_;
+  bool tty_;
+  // One job:
+  std::unique_ptr<ProgressBar> bar_;
+  size_t current_ = static_cast<size_t>(-1);
+  // Several jobs:
+  std::map<size_t, Active> active_;
+  size_t finished_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point lastDraw_;
+};
+
+// "[3/15] rope seed 1" (with the variant when there is one).
+std::string runLabel(size_t index, size_t total, const RunResult& run);
+
+}  // namespace poslab::cli
