@@ -23,15 +23,15 @@
 namespace {
 
 struct BenchOptions {
-  long long steps = 100;       // timed optimisation steps
-  long long warmupSteps = 5;   // untimed steps first (allocator, thread pool, first-call costs)
-  long long batch = 32;        // sequences per step
-  long long length = 64;       // T, tokens per sequence
-  long long dModel = 64;       // C
-  long long heads = 4;         // H
-  long long layers = 2;        // transformer blocks
-  uint64_t seed = 0;           // model init and data
-  std::string trace;           // if set: chrome trace of the timed steps (torch op profiler)
+  long long steps = 100;      // timed optimisation steps
+  long long warmupSteps = 5;  // untimed steps first (allocator, thread pool, first-call costs)
+  long long batch = 32;       // sequences per step
+  long long length = 64;      // T, tokens per sequence
+  long long dModel = 64;      // C
+  long long heads = 4;        // H
+  long long layers = 2;       // transformer blocks
+  uint64_t seed = 0;          // model init and data
+  std::string trace;          // if set: chrome trace of the timed steps (torch op profiler)
 };
 
 poslab::TrainConfig benchConfig(const BenchOptions& o) {
@@ -86,14 +86,10 @@ int main(int argc, char** argv) {
     profile.reset();  // writes the trace
 
     const double tokens = static_cast<double>(o.steps * o.batch * o.length);
-    nlohmann::json out = {{"impl", "poslab"},
-                          {"tokens_per_s", tokens / seconds},
-                          {"steps", o.steps},
-                          {"batch", o.batch},
-                          {"T", o.length},
-                          {"threads", threads},
-                          {"seconds", seconds},
-                          {"final_loss", last.loss}};
+    nlohmann::json out = {{"impl", "poslab"},   {"tokens_per_s", tokens / seconds},
+                          {"steps", o.steps},   {"batch", o.batch},
+                          {"T", o.length},      {"threads", threads},
+                          {"seconds", seconds}, {"final_loss", last.loss}};
     std::cout << out.dump() << std::endl;
   } catch (const std::exception& e) {
     std::cerr << "poslab_bench_training: " << e.what() << '\n';

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
+  clang-format          # the style check (tests: style.clang_format)
   libtorch-dev          # LibTorch 1.13 (CPU): model, training, tensors
   libopenblas0-pthread  # without it Debian's torch runs on the reference BLAS, ~3x slower
   nlohmann-json3-dev    # JSON for configs, sessions, --json output

@@ -17,7 +17,8 @@ inline at::Tensor randomQK(long long B, long long H, long long T, long long D, a
 }
 
 inline at::Tensor positions(long long first, long long count) {
-  return at::arange(static_cast<int64_t>(first), static_cast<int64_t>(first + count), at::TensorOptions().dtype(at::kLong));
+  return at::arange(static_cast<int64_t>(first), static_cast<int64_t>(first + count),
+                    at::TensorOptions().dtype(at::kLong));
 }
 
 // Reference logits (B, H, Tq, Tk) from Encoding::referenceLogit, -inf where j > i.
@@ -82,7 +83,14 @@ inline std::vector<FamilyCase> allFamilyCases() {
       {"jordan-m3", {{"gamma", 0.003}, {"eta", 0.02}}, 2},
       {"jordan-m4", {{"gamma", 0.003}, {"eta", 0.02}}, 2},
       {"pj-bias", {{"heads", 3}, {"L", 64}, {"rho", 1}}, 3},
-      {"pj-rotary", {{"order", 2}, {"gamma", 0.004}, {"eta", 0.5}, {"L", 64}, {"head_dim", 18}, {"affine_blocks", 1}}, 2},
+      {"pj-rotary",
+       {{"order", 2},
+        {"gamma", 0.004},
+        {"eta", 0.5},
+        {"L", 64},
+        {"head_dim", 18},
+        {"affine_blocks", 1}},
+       2},
       {"pope", {{"delta", -0.7}}, 2},
   };
 }

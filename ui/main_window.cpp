@@ -15,14 +15,15 @@
 #include "explorer/norms_view.h"
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
-#include "training/training_panel.h"
-#include "menus/file_menu.h"
 #include "menus/edit_view_menus.h"
+#include "menus/file_menu.h"
+#include "training/training_panel.h"
 
 namespace poslab::ui {
 
 namespace {
-const char* const kViewNames[] = {"kernel", "attention", "norms", "probe", "diagnostics", "training"};
+const char* const kViewNames[] = {"kernel", "attention",   "norms",
+                                  "probe",  "diagnostics", "training"};
 constexpr int kStatusMs = 8000;  // how long a training message stays in the status bar
 }  // namespace
 
@@ -96,15 +97,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(training_, &TrainingPanel::statusMessage, this,
           [this](const QString& m) { statusBar()->showMessage(m, kStatusMs); });
   controller_->setCurrentView(ExplorerView::Kernel);
-  sessions_ = installSessionMenus(this);  // File (first) and Presets menus
+  sessions_ = installSessionMenus(this);     // File (first) and Presets menus
   editViewMenus_ = new EditViewMenus(this);  // after File: adds File > Export to it
   resize(1400, 860);
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::showView(WindowView view) { tabs_->setCurrentIndex(static_cast<int>(view)); }
+void MainWindow::showView(WindowView view) {
+  tabs_->setCurrentIndex(static_cast<int>(view));
+}
 
-WindowView MainWindow::currentView() const { return static_cast<WindowView>(tabs_->currentIndex()); }
+WindowView MainWindow::currentView() const {
+  return static_cast<WindowView>(tabs_->currentIndex());
+}
 
 }  // namespace poslab::ui

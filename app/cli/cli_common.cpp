@@ -26,14 +26,17 @@ std::map<std::string, double> parseSets(const std::vector<std::string>& sets) {
   return out;
 }
 
-void printJson(const nlohmann::json& doc) { std::cout << doc.dump(2) << "\n"; }
+void printJson(const nlohmann::json& doc) {
+  std::cout << doc.dump(2) << "\n";
+}
 
 void printTable(const std::vector<std::string>& header,
                 const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);
   for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& r : rows)
-    for (size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    for (size_t c = 0; c < r.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], r[c].size());
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out;
     for (size_t c = 0; c < cells.size(); ++c) {

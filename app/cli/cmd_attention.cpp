@@ -1,4 +1,5 @@
-// `poslab-cli attention --family ID --T N --out FILE.csv`: the positional attention map of one head.
+// `poslab-cli attention --family ID --T N --out FILE.csv`: the positional attention map of one
+// head.
 #include <ATen/ATen.h>
 
 #include <iostream>
@@ -37,7 +38,8 @@ void addAttentionCommand(CLI::App& app) {
     auto enc = makeEncoding(o->family, parseSets(o->common.sets));
     const long long H = enc->heads();
     if (o->head < 1 || o->head > H)
-      throw InvalidArgument("--head " + std::to_string(o->head) + " is not in 1.." + std::to_string(H));
+      throw InvalidArgument("--head " + std::to_string(o->head) + " is not in 1.." +
+                            std::to_string(H));
     checkMapFits(o->T, H);
     AttentionMap map;
     if (o->content == "free") {
@@ -58,8 +60,11 @@ void addAttentionCommand(CLI::App& app) {
     });
     const double dev = map.toeplitzDeviation();
     if (o->common.json) {
-      return printJson({{"family", enc->id()}, {"T", map.T}, {"head", o->head},
-                        {"content", o->content}, {"out", o->out},
+      return printJson({{"family", enc->id()},
+                        {"T", map.T},
+                        {"head", o->head},
+                        {"content", o->content},
+                        {"out", o->out},
                         {"logit_toeplitz_deviation", dev}});
     }
     std::cout << "Wrote the " << map.T << " x " << map.T << " attention map of " << enc->id()

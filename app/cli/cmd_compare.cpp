@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "cli/experiment_report.h"
 #include "cli/experiment_progress.h"
+#include "cli/experiment_report.h"
 #include "cli/train_options.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
@@ -18,8 +18,8 @@ void runAndReport(const ExperimentSpec& spec, bool json, const std::string& chec
                   int jobs) {
   if (jobs < 0) throw InvalidArgument("--jobs must be 0 (one per core) or more");
   if (jobs == 0) jobs = intraOpThreads();
-  const size_t runs = std::max<size_t>(1, spec.families.size() * spec.seeds.size() *
-                                              std::max<size_t>(1, spec.variants.size()));
+  const size_t runs = std::max<size_t>(
+      1, spec.families.size() * spec.seeds.size() * std::max<size_t>(1, spec.variants.size()));
   jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), runs));
   ExperimentProgressView view(spec.base.run.steps, jobs);
   auto results = runExperiment(

@@ -34,9 +34,8 @@ void addDiagnoseCommand(CLI::App& app) {
     sets.erase("base");
     auto enc = makeEncoding("pj-bias", sets);  // validates every remaining parameter
     const ParamSet& p = enc->params();
-    LagKernelParams tp = defaultLagKernelParams(p.getInt("head_dim"),
-                                                targetOnly.count("base") ? targetOnly["base"] : 10000,
-                                                p.get("L"));
+    LagKernelParams tp = defaultLagKernelParams(
+        p.getInt("head_dim"), targetOnly.count("base") ? targetOnly["base"] : 10000, p.get("L"));
     if (sets.count("omega")) tp.omega = sets["omega"];
     if (targetOnly.count("omega2")) tp.omega2 = targetOnly["omega2"];
     if (targetOnly.count("gamma")) tp.gamma = targetOnly["gamma"];
@@ -47,11 +46,17 @@ void addDiagnoseCommand(CLI::App& app) {
     const PjFit& fit = tf.fit;
     const auto& d = fit.diagnostics;
     if (o->common.json) {
-      nlohmann::json doc{{"target", o->target}, {"omega", omega}, {"fit_mse", d.kernelMse},
+      nlohmann::json doc{{"target", o->target},
+                         {"omega", omega},
+                         {"fit_mse", d.kernelMse},
                          {"rows", nlohmann::json::array()}};
       for (const auto& r : d.rows)
-        doc["rows"].push_back({{"sector", r.sector}, {"order", r.order}, {"mass", r.mass},
-                               {"mass_share", r.massShare}, {"energy", r.energy}, {"loo", r.loo}});
+        doc["rows"].push_back({{"sector", r.sector},
+                               {"order", r.order},
+                               {"mass", r.mass},
+                               {"mass_share", r.massShare},
+                               {"energy", r.energy},
+                               {"loo", r.loo}});
       return printJson(doc);
     }
     std::cout << "PJ-bias fit to " << o->target << " over lags 1.." << lags.back()

@@ -19,7 +19,8 @@ std::pair<long long, long long> parseLagRange(const std::string& text) {
     }
     return v;
   };
-  if (colon == std::string::npos) throw InvalidArgument("--lags '" + text + "' is not A:B", "for example --lags 0:512");
+  if (colon == std::string::npos)
+    throw InvalidArgument("--lags '" + text + "' is not A:B", "for example --lags 0:512");
   return {parse(text.substr(0, colon)), parse(text.substr(colon + 1))};
 }
 }  // namespace
@@ -57,9 +58,12 @@ void addKernelCommand(CLI::App& app) {
       });
     }
     if (o->common.json) {
-      nlohmann::json doc{{"family", enc->id()}, {"params", enc->params().values()},
-                         {"lags", basis.lags}, {"basis", nlohmann::json::object()}};
-      for (size_t c = 0; c < basis.names.size(); ++c) doc["basis"][basis.names[c]] = basis.columns[c];
+      nlohmann::json doc{{"family", enc->id()},
+                         {"params", enc->params().values()},
+                         {"lags", basis.lags},
+                         {"basis", nlohmann::json::object()}};
+      for (size_t c = 0; c < basis.names.size(); ++c)
+        doc["basis"][basis.names[c]] = basis.columns[c];
       if (!basis.kernel.empty()) doc["kernel"] = basis.kernel;
       return printJson(doc);
     }

@@ -11,10 +11,11 @@ namespace poslab::cli {
 
 namespace {
 nlohmann::json reportJson(const PrecisionReport& r) {
-  return {{"ok", r.ok},
-          {"first_bad_position", r.ok ? nlohmann::json(nullptr) : nlohmann::json(r.firstBadPosition)},
-          {"problem", r.problem},
-          {"detail", r.detail}};
+  return {
+      {"ok", r.ok},
+      {"first_bad_position", r.ok ? nlohmann::json(nullptr) : nlohmann::json(r.firstBadPosition)},
+      {"problem", r.problem},
+      {"detail", r.detail}};
 }
 std::string ratioText(double log10Ratio) {
   if (log10Ratio > 300) return "1e" + formatNumber(log10Ratio, 5);
@@ -34,19 +35,26 @@ void addNormsCommand(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--family", o->family, "family id")->required();
   cmd->add_option("--max-pos", o->maxPos, "largest position N")->capture_default_str();
-  cmd->add_option("--per-decade", o->perDecade, "grid points per decade")->capture_default_str()->check(CLI::Range(1, 100));
+  cmd->add_option("--per-decade", o->perDecade, "grid points per decade")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--seed", o->seed, "seed of the fixed random vector")->capture_default_str();
   addCommonOptions(cmd, o->common);
   cmd->callback([o] {
     auto enc = makeEncoding(o->family, parseSets(o->common.sets));
     NormProfile prof = featureNormProfile(*enc, logPositionGrid(o->maxPos, o->perDecade), o->seed);
     if (o->common.json) {
-      nlohmann::json doc{{"family", prof.family}, {"factorized", prof.factorized},
-                         {"max_pos", o->maxPos}, {"rows", nlohmann::json::array()},
-                         {"float32", reportJson(prof.float32)}, {"float64", reportJson(prof.float64)}};
+      nlohmann::json doc{{"family", prof.family},
+                         {"factorized", prof.factorized},
+                         {"max_pos", o->maxPos},
+                         {"rows", nlohmann::json::array()},
+                         {"float32", reportJson(prof.float32)},
+                         {"float64", reportJson(prof.float64)}};
       for (const auto& r : prof.rows)
-        doc["rows"].push_back({{"position", r.position}, {"log10_q_ratio", r.log10QueryRatio},
-                               {"log10_k_ratio", r.log10KeyRatio}, {"logit_scale", r.logitScale}});
+        doc["rows"].push_back({{"position", r.position},
+                               {"log10_q_ratio", r.log10QueryRatio},
+                               {"log10_k_ratio", r.log10KeyRatio},
+                               {"logit_scale", r.logitScale}});
       return printJson(doc);
     }
     std::cout << "Feature norms of " << prof.family
@@ -59,8 +67,11 @@ void addNormsCommand(CLI::App& app) {
     printTable({"position", "|q'|/|q|", "|k'|/|k|", "logit scale"}, rows);
     auto say = [](const char* name, const PrecisionReport& r) {
       std::cout << name << ": ";
-      if (r.ok) std::cout << "fine up to the last position\n";
-      else std::cout << r.problem << " from position " << r.firstBadPosition << " — " << r.detail << "\n";
+      if (r.ok)
+        std::cout << "fine up to the last position\n";
+      else
+        std::cout << r.problem << " from position " << r.firstBadPosition << " — " << r.detail
+                  << "\n";
     };
     std::cout << "\n";
     say("float32", prof.float32);

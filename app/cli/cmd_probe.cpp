@@ -9,15 +9,17 @@
 namespace poslab::cli {
 
 void addProbeCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("probe", "least-squares fit of a target lag kernel by each family's basis");
+  auto* cmd = app.add_subcommand("probe",
+                                 "least-squares fit of a target lag kernel by each family's basis");
   struct Opts {
     CommonOptions common;
     std::string target = "mixed_raw";
     std::string families;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--target", o->target,
-                  "target kernel: mixed_raw, mixed_bounded, damped_mixed, rhythm_envelope, high_jet_rN")
+  cmd->add_option(
+         "--target", o->target,
+         "target kernel: mixed_raw, mixed_bounded, damped_mixed, rhythm_envelope, high_jet_rN")
       ->capture_default_str();
   cmd->add_option("--families", o->families,
                   "comma-separated family ids, or 'all' (default: rope, alibi, direct-sum, "
@@ -32,15 +34,17 @@ void addProbeCommand(CLI::App& app) {
     } else if (!o->families.empty()) {
       std::stringstream ss(o->families);
       std::string id;
-      while (std::getline(ss, id, ',')) if (!id.empty()) s.families.push_back(id);
+      while (std::getline(ss, id, ','))
+        if (!id.empty()) s.families.push_back(id);
     }
     ProbeReport r = runKernelProbe(s);
     if (o->common.json) {
-      nlohmann::json doc{{"target", r.target}, {"lags", {{"first", r.lags.front()}, {"last", r.lags.back()}}},
+      nlohmann::json doc{{"target", r.target},
+                         {"lags", {{"first", r.lags.front()}, {"last", r.lags.back()}}},
                          {"results", nlohmann::json::array()}};
       for (const auto& f : r.results)
-        doc["results"].push_back({{"family", f.family}, {"mse", f.mse}, {"basis_size", f.basisSize},
-                                  {"rank", f.rank}});
+        doc["results"].push_back(
+            {{"family", f.family}, {"mse", f.mse}, {"basis_size", f.basisSize}, {"rank", f.rank}});
       return printJson(doc);
     }
     std::cout << "Kernel probe: target " << r.target << ", lags " << r.lags.front() << ".."
@@ -48,8 +52,8 @@ void addProbeCommand(CLI::App& app) {
     std::vector<std::vector<std::string>> rows;
     int rank = 1;
     for (const auto& f : r.results)
-      rows.push_back({std::to_string(rank++), f.family, formatNumber(f.mse, 4),
-                      std::to_string(f.basisSize)});
+      rows.push_back(
+          {std::to_string(rank++), f.family, formatNumber(f.mse, 4), std::to_string(f.basisSize)});
     printTable({"rank", "family", "MSE", "basis"}, rows);
   });
 }

@@ -14,7 +14,6 @@
 
 namespace poslab::cli {
 
-
 void addTrainCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "train a tiny transformer with one position family");
   struct Opts {
@@ -37,9 +36,9 @@ void addTrainCommand(CLI::App& app) {
     writeFileAtomically(dir + "/config.json",
                         [&](std::ostream& os) { os << nlohmann::json(cfg).dump(2) << "\n"; });
     std::ofstream metrics(dir + "/metrics.jsonl", std::ios::trunc);
-    std::cerr << "Training " << cfg.model.family << " on " << cfg.task.id << " (T = "
-              << cfg.task.trainLength << ", " << trainer.parameterCount() << " parameters, "
-              << trainer.deviceName() << ") -> " << dir << "\n";
+    std::cerr << "Training " << cfg.model.family << " on " << cfg.task.id
+              << " (T = " << cfg.task.trainLength << ", " << trainer.parameterCount()
+              << " parameters, " << trainer.deviceName() << ") -> " << dir << "\n";
     ProgressBar bar(cfg.model.family, cfg.run.steps);
     const std::string checkpoint = dir + "/checkpoint.pt";
     std::vector<EvalResult> eval;
@@ -53,8 +52,11 @@ void addTrainCommand(CLI::App& app) {
         break;
       }
       bar.update(snap);
-      nlohmann::json line{{"step", snap.step}, {"loss", snap.loss}, {"lr", snap.lr},
-                          {"grad_norm", snap.gradNorm}, {"tokens_per_s", snap.tokensPerSecond},
+      nlohmann::json line{{"step", snap.step},
+                          {"loss", snap.loss},
+                          {"lr", snap.lr},
+                          {"grad_norm", snap.gradNorm},
+                          {"tokens_per_s", snap.tokensPerSecond},
                           {"position", snap.position}};
       if (!std::isnan(snap.accuracy)) line["accuracy"] = snap.accuracy;
       const bool last = snap.step == cfg.run.steps;
@@ -80,7 +82,8 @@ void addTrainCommand(CLI::App& app) {
     r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
     nlohmann::json doc = resultsJson(cfg.task.id, {r});
     doc["checkpoint"] = checkpoint;
-    writeFileAtomically(dir + "/summary.json", [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
+    writeFileAtomically(dir + "/summary.json",
+                        [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
     if (o->t.common.json) return printJson(doc);
     printResultsTable({r}, makeTask(cfg.task)->hasAccuracy());
     if (!r.position.empty()) {
@@ -92,7 +95,8 @@ void addTrainCommand(CLI::App& app) {
       }
     }
     if (!r.pjLoo.empty()) {
-      std::cout << "\nleave-one-order-out (task-loss increase at T = " << cfg.task.trainLength << "):\n";
+      std::cout << "\nleave-one-order-out (task-loss increase at T = " << cfg.task.trainLength
+                << "):\n";
       for (const auto& l : r.pjLoo)
         std::cout << "  " << l.sector << l.order << ": " << formatNumber(l.lossIncrease, 4) << "\n";
     }

@@ -13,7 +13,8 @@ nlohmann::json evalJson(const std::vector<EvalResult>& eval) {
   for (const auto& e : eval) {
     a.push_back({{"length", e.length},
                  {"loss", e.loss},
-                 {"accuracy", std::isnan(e.accuracy) ? nlohmann::json(nullptr) : nlohmann::json(e.accuracy)}});
+                 {"accuracy",
+                  std::isnan(e.accuracy) ? nlohmann::json(nullptr) : nlohmann::json(e.accuracy)}});
   }
   return a;
 }
@@ -29,7 +30,8 @@ nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>
     if (!r.pjLoo.empty()) {
       run["pj_loo"] = nlohmann::json::array();
       for (const auto& l : r.pjLoo)
-        run["pj_loo"].push_back({{"sector", l.sector}, {"order", l.order}, {"loss_increase", l.lossIncrease}});
+        run["pj_loo"].push_back(
+            {{"sector", l.sector}, {"order", l.order}, {"loss_increase", l.lossIncrease}});
     }
     run["eval"] = evalJson(r.eval);
     doc["results"].push_back(run);
@@ -47,10 +49,12 @@ void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) 
     if (!groups.count(key)) keys.push_back(key);
     groups[key].push_back(&r);
     for (const auto& e : r.eval)
-      if (std::find(lengths.begin(), lengths.end(), e.length) == lengths.end()) lengths.push_back(e.length);
+      if (std::find(lengths.begin(), lengths.end(), e.length) == lengths.end())
+        lengths.push_back(e.length);
   }
   std::vector<std::string> header{"family", "seeds"};
-  for (long long L : lengths) header.push_back((hasAccuracy ? "acc@" : "loss@") + std::to_string(L));
+  for (long long L : lengths)
+    header.push_back((hasAccuracy ? "acc@" : "loss@") + std::to_string(L));
   std::vector<std::vector<std::string>> rows;
   for (const auto& key : keys) {
     std::vector<std::string> row{key, std::to_string(groups[key].size())};
@@ -74,7 +78,8 @@ void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) 
   }
   printTable(header, rows);
   for (const auto& r : results)
-    if (!r.error.empty()) std::cout << "note: " << r.family << " seed " << r.seed << ": " << r.error << "\n";
+    if (!r.error.empty())
+      std::cout << "note: " << r.family << " seed " << r.seed << ": " << r.error << "\n";
 }
 
 }  // namespace poslab::cli

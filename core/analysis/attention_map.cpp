@@ -16,7 +16,8 @@ void checkMapFits(long long T, long long heads, double budgetBytes) {
   if (bytes > budgetBytes) {
     std::ostringstream os;
     os << "T = " << T << " needs a " << T << " x " << T << " map per head (" << bytes / (1 << 30)
-       << " GiB for " << heads << " head(s)), over the " << budgetBytes / (1 << 30) << " GiB budget";
+       << " GiB for " << heads << " head(s)), over the " << budgetBytes / (1 << 30)
+       << " GiB budget";
     throw InvalidArgument(os.str(), "use a smaller T (the map is O(T^2))");
   }
 }
@@ -34,7 +35,8 @@ AttentionMap attentionMapFor(const Encoding& enc, const at::Tensor& q, const at:
   const long long T = q.size(2);
   const long long H = q.size(1);
   if (head < 0 || head >= H) {
-    throw InvalidArgument("head " + std::to_string(head + 1) + " is not in 1.." + std::to_string(H));
+    throw InvalidArgument("head " + std::to_string(head + 1) + " is not in 1.." +
+                          std::to_string(H));
   }
   checkMapFits(T, H);
   at::Tensor pos = at::arange(static_cast<int64_t>(T), at::TensorOptions().dtype(at::kLong));

@@ -75,7 +75,9 @@ double rotaryLogNormSq(const JordanLayout& layout, const std::vector<double>& x,
   return logSumExp(terms);
 }
 
-double softplus(double v) { return v > 30 ? v : std::log1p(std::exp(v)); }
+double softplus(double v) {
+  return v > 30 ? v : std::log1p(std::exp(v));
+}
 }  // namespace
 
 NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>& positions,
@@ -120,8 +122,10 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
     row.position = p;
     if (rotary != nullptr && out.factorized) {
       const double l2 = std::log(xNormSq);
-      row.log10QueryRatio = 0.5 * (rotaryLogNormSq(rotary->layout(), x, p, true) - l2) / std::log(10.0);
-      row.log10KeyRatio = 0.5 * (rotaryLogNormSq(rotary->layout(), x, p, false) - l2) / std::log(10.0);
+      row.log10QueryRatio =
+          0.5 * (rotaryLogNormSq(rotary->layout(), x, p, true) - l2) / std::log(10.0);
+      row.log10KeyRatio =
+          0.5 * (rotaryLogNormSq(rotary->layout(), x, p, false) - l2) / std::log(10.0);
     } else if (enc.id() == "pope") {
       double mu = 0;
       for (double v : x) mu += softplus(v) * softplus(v);

@@ -14,7 +14,7 @@ struct NormRow {
   long long position = 0;
   double log10QueryRatio = 0;  // log10(||q'(p)|| / ||q||); log10 keeps huge growth printable
   double log10KeyRatio = 0;
-  double logitScale = 0;       // max_{j<=p} |l(p, j)|
+  double logitScale = 0;  // max_{j<=p} |l(p, j)|
 };
 
 struct NormProfile {

@@ -16,7 +16,8 @@ std::vector<std::string> defaultProbeFamilies() {
 }
 
 namespace {
-double overrideOr(const std::map<std::string, double>& o, const std::string& name, double fallback) {
+double overrideOr(const std::map<std::string, double>& o, const std::string& name,
+                  double fallback) {
   auto it = o.find(name);
   return it == o.end() ? fallback : it->second;
 }
@@ -68,7 +69,8 @@ ProbeReport runKernelProbe(const ProbeSettings& settings) {
   }
   for (const auto& [name, value] : o) {
     if (!used.count(name)) {
-      throw InvalidArgument("parameter '" + name + "' is used by no probed family and not by the "
+      throw InvalidArgument("parameter '" + name +
+                            "' is used by no probed family and not by the "
                             "target");
     }
   }

@@ -11,9 +11,9 @@
 namespace poslab {
 
 struct ProbeSettings {
-  std::string target = "mixed_raw";                // a name from lagKernelNames()
-  std::map<std::string, double> overrides;         // NAME=VALUE, applied to every family that has NAME
-  std::vector<std::string> families;               // empty: defaultProbeFamilies()
+  std::string target = "mixed_raw";         // a name from lagKernelNames()
+  std::map<std::string, double> overrides;  // NAME=VALUE, applied to every family that has NAME
+  std::vector<std::string> families;        // empty: defaultProbeFamilies()
 };
 
 struct ProbeFamilyResult {
@@ -26,8 +26,8 @@ struct ProbeFamilyResult {
 
 struct ProbeReport {
   std::string target;
-  std::vector<double> lags;           // 1..L-1
-  std::vector<double> targetValues;   // K(d)
+  std::vector<double> lags;                // 1..L-1
+  std::vector<double> targetValues;        // K(d)
   std::vector<ProbeFamilyResult> results;  // best (lowest MSE) first
 };
 

@@ -28,12 +28,14 @@ PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
   };
   std::vector<Comp> comps;
   for (long long r = 0; r <= shape.order; ++r)
-    comps.push_back({PjSector::FJ, r,
-                     head.gates[0] * head.alphaFj[r] * std::hypot(head.zetaFjRe[r], head.zetaFjIm[r])});
+    comps.push_back(
+        {PjSector::FJ, r,
+         head.gates[0] * head.alphaFj[r] * std::hypot(head.zetaFjRe[r], head.zetaFjIm[r])});
   comps.push_back({PjSector::Affine, 0, head.gates[1] * std::abs(head.slope)});
   for (long long r = 0; r <= shape.order; ++r)
-    comps.push_back({PjSector::LC, r,
-                     head.gates[2] * head.alphaLc[r] * std::hypot(head.zetaLcRe[r], head.zetaLcIm[r])});
+    comps.push_back(
+        {PjSector::LC, r,
+         head.gates[2] * head.alphaLc[r] * std::hypot(head.zetaLcRe[r], head.zetaLcIm[r])});
 
   std::vector<std::vector<double>> values(comps.size(), std::vector<double>(lags.size()));
   std::vector<double> kernel(lags.size(), 0.0);
@@ -101,12 +103,13 @@ PjTargetFit fitPjToTarget(const std::string& target, const ParamSet& pjParams,
   PjTargetFit out;
   out.target = target;
   const double L = pjParams.get("L");
-  for (long long d = 1; d < static_cast<long long>(L); ++d) out.lags.push_back(static_cast<double>(d));
-  if (out.lags.empty()) throw InvalidArgument("L = " + std::to_string(L) + " leaves no lags to fit");
+  for (long long d = 1; d < static_cast<long long>(L); ++d)
+    out.lags.push_back(static_cast<double>(d));
+  if (out.lags.empty())
+    throw InvalidArgument("L = " + std::to_string(L) + " leaves no lags to fit");
   out.values = lagKernel(target, targetParams, out.lags);
-  out.omega = frequencyFromTarget
-                  ? targetParams.omega
-                  : pjHeadsFromParams(pjParams)[pjParams.getInt("head") - 1].omega;
+  out.omega = frequencyFromTarget ? targetParams.omega
+                                  : pjHeadsFromParams(pjParams)[pjParams.getInt("head") - 1].omega;
   out.fit = pjFitAndDiagnose(pjShapeFromParams(pjParams), out.omega, pjParams.get("kappa"),
                              out.lags, out.values);
   return out;

@@ -14,12 +14,12 @@
 namespace poslab {
 
 struct PjComponentDiagnostic {
-  std::string sector;  // "FJ", "affine", "LC"
-  long long order = 0; // jet order r (0 for affine)
+  std::string sector;   // "FJ", "affine", "LC"
+  long long order = 0;  // jet order r (0 for affine)
   double mass = 0;
   double massShare = 0;  // mass / sum of masses
   double energy = 0;
-  double loo = 0;        // NaN when no target was given
+  double loo = 0;  // NaN when no target was given
 };
 
 struct PjDiagnostics {
@@ -35,7 +35,7 @@ PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
 // Fits the PJ-bias basis of one head (frequency omega, damping kappa) to the target by least
 // squares and reads the fit as a head: per sector and order, g alpha zeta = c_cos - i c_sin.
 struct PjFit {
-  PjHead head;        // coefficients that reproduce the fit
+  PjHead head;  // coefficients that reproduce the fit
   PjDiagnostics diagnostics;
 };
 PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
@@ -46,9 +46,9 @@ PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
 // parameter set; the head's frequency is the target's omega, or else the shown head's own.
 struct PjTargetFit {
   std::string target;
-  double omega = 0;             // frequency the fit used
-  std::vector<double> lags;     // 1..L-1
-  std::vector<double> values;   // the target K(d)
+  double omega = 0;            // frequency the fit used
+  std::vector<double> lags;    // 1..L-1
+  std::vector<double> values;  // the target K(d)
   PjFit fit;
 };
 PjTargetFit fitPjToTarget(const std::string& target, const ParamSet& pjParams,

@@ -20,7 +20,8 @@ at::Tensor alibiBias(const std::vector<double>& slopes, long long numHeads, cons
                               " was built with heads = " + std::to_string(slopes.size()),
                           "set heads to the model's head count");
   }
-  at::Tensor m = at::tensor(slopes, at::TensorOptions().dtype(at::kDouble)).to(qPos.device()).view({-1, 1, 1});
+  at::Tensor m =
+      at::tensor(slopes, at::TensorOptions().dtype(at::kDouble)).to(qPos.device()).view({-1, 1, 1});
   at::Tensor d = (qPos.unsqueeze(1) - kPos.unsqueeze(0)).to(at::kDouble);  // (Tq, Tk)
   at::Tensor b = -m * d.clamp_min(0).unsqueeze(0);
   return b.to(dtype);
@@ -68,13 +69,17 @@ class Alibi : public ContentEncoding {
 
 const FamilyInfo& AlibiInfo() {
   static const FamilyInfo info{
-      "alibi", "ALiBi", "b_h(i,j) = −m_h d,  m_h = 2^(−8h/H)",
+      "alibi",
+      "ALiBi",
+      "b_h(i,j) = −m_h d,  m_h = 2^(−8h/H)",
       "Attention with linear biases: no rotation, a per-head penalty linear in the distance. "
       "Each head looks back over its own horizon 1/m_h; extrapolates well, but carries no phase.",
       {common::heads(), common::head(), common::headDim()}};
   return info;
 }
 
-std::unique_ptr<Encoding> makeAlibi(ParamSet p) { return std::make_unique<Alibi>(AlibiInfo(), std::move(p)); }
+std::unique_ptr<Encoding> makeAlibi(ParamSet p) {
+  return std::make_unique<Alibi>(AlibiInfo(), std::move(p));
+}
 
 }  // namespace poslab

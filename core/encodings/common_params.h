@@ -17,18 +17,25 @@ inline ParamSpec base() {
   return {"base", 10000, 1.0001, 1e9, false, "theta_c = base^(-2c/D), the RoPE frequency schedule"};
 }
 inline ParamSpec gamma() {
-  return {"gamma", 1e-4, 0, 10, false, "decay rate: lambda = -gamma + i omega, factor e^(-gamma d)"};
+  return {"gamma", 1e-4,  0,
+          10,      false, "decay rate: lambda = -gamma + i omega, factor e^(-gamma d)"};
 }
 inline ParamSpec omega() {
-  return {"omega", kDefaultOmega, 0, M_PI, false,
+  return {"omega",
+          kDefaultOmega,
+          0,
+          M_PI,
+          false,
           "frequency of the kernel view (rad per position); pins every block when pin_omega = 1"};
 }
 inline ParamSpec pinOmega() {
-  return {"pin_omega", 0, 0, 1, true,
-          "1: every block rotates at omega; 0: blocks follow omega_b = base^(-2b/D)"};
+  return {"pin_omega", 0,
+          0,           1,
+          true,        "1: every block rotates at omega; 0: blocks follow omega_b = base^(-2b/D)"};
 }
 inline ParamSpec eta() {
-  return {"eta", 0.1, -10, 10, false, "nilpotent (shear) strength: G(d) = e^(lambda d)(I + eta t(d) N)"};
+  return {"eta", 0.1,   -10,
+          10,    false, "nilpotent (shear) strength: G(d) = e^(lambda d)(I + eta t(d) N)"};
 }
 inline ParamSpec contextScale() {
   return {"L", 256, 1, 1e7, false, "context scale L (the training length): enters d/L and tau(d)"};

@@ -2,7 +2,6 @@
 
 #include <ATen/ATen.h>
 
-
 namespace poslab {
 
 at::Tensor ContentEncoding::directScores(const at::Tensor& q, const at::Tensor& k,

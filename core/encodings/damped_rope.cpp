@@ -24,13 +24,16 @@ class DampedRope : public RopeLikeEncoding {
     return b;
   }
   // Damped RoPE's probe basis is its single-block kernel view at the user's omega.
-  LagBasis probeBasis(const std::vector<double>& lags, double) const override { return basis(lags); }
+  LagBasis probeBasis(const std::vector<double>& lags, double) const override {
+    return basis(lags);
+  }
 };
 }  // namespace
 
 const FamilyInfo& DampedRopeInfo() {
   static const FamilyInfo info{
-      "damped-rope", "Damped RoPE",
+      "damped-rope",
+      "Damped RoPE",
       "s(i,j) = Σ_c e^{−γd} Re( q̄_c k_c e^{iω_c d} )",
       "RoPE with an exponential decay per pair: a complex eigenvalue λ = −γ + iω off the unit "
       "circle. The semisimple (η = 0) member of the Jordan family: phase and decay, but no "

@@ -1,7 +1,7 @@
 // Direct sum (SPEC 1.6): phase and distance in separate subspaces. The first D/2 dims are RoPE
-// pairs (theta_c = base^(-2c/(D/2))); the other D/2 dims are real unipotent Jordan blocks (omega = 0:
-// decay and shear, no rotation): an undamped block G(d) = I + (d/L) N and a damped block
-// G(d) = e^(-gamma d)(I + (tau(d)/L) N), tau(d) = d / (1 + d/L). Kernel basis
+// pairs (theta_c = base^(-2c/(D/2))); the other D/2 dims are real unipotent Jordan blocks (omega =
+// 0: decay and shear, no rotation): an undamped block G(d) = I + (d/L) N and a damped block G(d) =
+// e^(-gamma d)(I + (tau(d)/L) N), tau(d) = d / (1 + d/L). Kernel basis
 //     {1, cos(omega d), sin(omega d), d/L, e^(-gamma d), (tau(d)/L) e^(-gamma d)}:
 // both ingredients, never their product. The saturating shear leaves it with the direct form only.
 #include <cmath>
@@ -25,18 +25,18 @@ class DirectSum : public RotaryEncoding {
     const double gamma = params().get("gamma");
     theta_ = ropeFrequencies(D / 2, params().get("base"));
     if (params().getInt("pin_omega") == 1) theta_.assign(theta_.size(), params().get("omega"));
-    const long long pairs = D / 4;        // RoPE half: D/2 dims
+    const long long pairs = D / 4;          // RoPE half: D/2 dims
     const long long jordanBlocks = D / 16;  // per Jordan kind: D/4 dims of 4-real blocks
     layout_.dim = D;
     layout_.groups.push_back(makeJordanGroup(0, 1, std::vector<double>(pairs, 0.0), theta_,
-                                             std::vector<double>(pairs, 0.0), ShearKind::Linear, L));
+                                             std::vector<double>(pairs, 0.0), ShearKind::Linear,
+                                             L));
     const std::vector<double> zeros(jordanBlocks, 0.0);
     const std::vector<double> shear(jordanBlocks, 1.0 / L);
-    layout_.groups.push_back(
-        makeJordanGroup(D / 2, 2, zeros, zeros, shear, ShearKind::Linear, L));
+    layout_.groups.push_back(makeJordanGroup(D / 2, 2, zeros, zeros, shear, ShearKind::Linear, L));
     layout_.groups.push_back(makeJordanGroup(D / 2 + D / 4, 2,
-                                             std::vector<double>(jordanBlocks, gamma), zeros,
-                                             shear, ShearKind::Saturating, L));
+                                             std::vector<double>(jordanBlocks, gamma), zeros, shear,
+                                             ShearKind::Saturating, L));
   }
 
   LagBasis basis(const std::vector<double>& lags) const override {
@@ -90,13 +90,14 @@ class DirectSum : public RotaryEncoding {
 
 const FamilyInfo& DirectSumInfo() {
   static const FamilyInfo info{
-      "direct-sum", "Direct sum (RoPE ⊕ real Jordan)",
+      "direct-sum",
+      "Direct sum (RoPE ⊕ real Jordan)",
       "K ∈ span{1, cos ωd, sin ωd, d/L, e^{−γd}, (τ(d)/L) e^{−γd}}",
       "Phase and distance live in separate subspaces: RoPE on half of the head, real decaying "
       "and shearing Jordan blocks on the other half. It has both ingredients but never their "
       "product d·cos(ωd): the control that isolates what the complex Jordan block adds.",
-      {common::gamma(), common::omega(), common::pinOmega(), common::contextScale(),
-       common::base(), common::headDim()}};
+      {common::gamma(), common::omega(), common::pinOmega(), common::contextScale(), common::base(),
+       common::headDim()}};
   return info;
 }
 

@@ -11,9 +11,9 @@ namespace poslab {
 
 std::vector<double> lagRange(long long first, long long last) {
   if (first < 0 || last <= first) {
-    throw InvalidArgument("lag range " + std::to_string(first) + ":" + std::to_string(last) +
-                              " is empty or negative",
-                          "give A:B with 0 <= A < B, e.g. 0:512");
+    throw InvalidArgument(
+        "lag range " + std::to_string(first) + ":" + std::to_string(last) + " is empty or negative",
+        "give A:B with 0 <= A < B, e.g. 0:512");
   }
   constexpr long long kMaxLags = 1LL << 24;  // 16M lags x 8 bytes per column is already 128 MiB
   if (last - first > kMaxLags) {
@@ -32,13 +32,17 @@ FactorizedQK Encoding::factorize(const at::Tensor&, const at::Tensor&, const at:
               "use the direct form");
 }
 
-PrecisionReport Encoding::factorizedPrecision(long long, bool) const { return {}; }
+PrecisionReport Encoding::factorizedPrecision(long long, bool) const {
+  return {};
+}
 
 at::Tensor Encoding::bias(long long, const at::Tensor&, const at::Tensor&, at::ScalarType) const {
   return {};
 }
 
-double Encoding::scoreScale() const { return 1.0 / std::sqrt(static_cast<double>(headDim())); }
+double Encoding::scoreScale() const {
+  return 1.0 / std::sqrt(static_cast<double>(headDim()));
+}
 
 at::Tensor attentionLogits(const Encoding& enc, const at::Tensor& q, const at::Tensor& k,
                            const at::Tensor& qPos, const at::Tensor& kPos, Form form,

@@ -7,8 +7,8 @@
 
 namespace poslab {
 
-#define POSLAB_DECLARE_FAMILY(name)        \
-  const FamilyInfo& name##Info();          \
+#define POSLAB_DECLARE_FAMILY(name) \
+  const FamilyInfo& name##Info();   \
   std::unique_ptr<Encoding> make##name(ParamSet params);
 
 POSLAB_DECLARE_FAMILY(Nope)

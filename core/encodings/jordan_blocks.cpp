@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cfloat>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "util/error.h"
@@ -54,8 +54,8 @@ double factorial(long long r) {
 at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Tensor& pos,
                          bool query) {
   const auto dtype = x.scalar_type();
-  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);                    // (T, 1)
-  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);        // (T, nb): e^(-i omega p)
+  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);              // (T, 1)
+  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);  // (T, nb): e^(-i omega p)
   at::Tensor logMag = (query ? -p : p) * g.gamma.to(p.device()).unsqueeze(0);  // (T, nb)
   at::Tensor mag = logMag.exp();
   auto asFactor = [&](const at::Tensor& t) {  // (T, nb) -> (1, 1, T, nb, 1) in x's dtype
@@ -151,7 +151,7 @@ at::Tensor groupScoresSeparable(const JordanGroup& g, const at::Tensor& qRe, con
   at::Tensor gamma = g.gamma.to(qPos.device()).unsqueeze(0);  // (1, nb)
   at::Tensor qDecay = at::exp(-qPos.unsqueeze(1) * gamma);    // (Tq, nb)
   at::Tensor kDecay = at::exp(kPos.unsqueeze(1) * gamma);     // (Tk, nb)
-  auto asFactor = [&](const at::Tensor& f) {  // (T, nb) -> (1, 1, T, nb, 1)
+  auto asFactor = [&](const at::Tensor& f) {                  // (T, nb) -> (1, 1, T, nb, 1)
     return f.to(device).to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
   };
   at::Tensor kScale = asFactor(kDecay);
@@ -164,8 +164,8 @@ at::Tensor groupScoresSeparable(const JordanGroup& g, const at::Tensor& qRe, con
                 factorial(r);
     }
     // (B, H, T, nb * 2n): components l < n of q against l + r of k, every block side by side.
-    at::Tensor qr = (at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1) * asFactor(qWeight))
-                        .flatten(3);
+    at::Tensor qr =
+        (at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1) * asFactor(qWeight)).flatten(3);
     at::Tensor kr = (at::cat({kRe.narrow(-1, r, n), kIm.narrow(-1, r, n)}, -1) * kScale).flatten(3);
     at::Tensor s = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, Tq, Tk)
     if (r > 0) s = s * t.pow(static_cast<double>(r)).to(device).to(dtype);
@@ -205,7 +205,10 @@ long long firstPositionWhere(long long maxPos, const std::function<bool(double)>
   if (bad(0.0)) return 0;
   while (hi - lo > 1) {
     const long long mid = lo + (hi - lo) / 2;
-    if (bad(static_cast<double>(mid))) hi = mid; else lo = mid;
+    if (bad(static_cast<double>(mid)))
+      hi = mid;
+    else
+      lo = mid;
   }
   return hi;
 }
@@ -281,17 +284,19 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
       where << "block " << b << " (gamma=" << gam << ", shear=" << a << ")";
       consider(firstPositionWhere(maxPos,
                                   [&](double p) { return gam * p + std::log(poly(p)) > logMax; }),
-               "overflow", "the key factor e^(gamma p) (1 + a p + ...) exceeds the largest " +
-                               std::string(float32 ? "float32" : "float64") + " at " + where.str());
+               "overflow",
+               "the key factor e^(gamma p) (1 + a p + ...) exceeds the largest " +
+                   std::string(float32 ? "float32" : "float64") + " at " + where.str());
       consider(firstPositionWhere(maxPos, [&](double p) { return -gam * p < logMinNormal; }),
-               "underflow", "the query factor e^(-gamma p) falls below the smallest normal " +
-                                std::string(float32 ? "float32" : "float64") + " at " +
-                                where.str());
-      consider(firstPositionWhere(maxPos,
-                                  [&](double p) { return eps * poly(p) > kLostRelativeError; }),
-               "precision loss",
-               "the shear terms a*i and a*j cancel to a*d, leaving a relative logit error above "
-               "1e-3 at " + where.str());
+               "underflow",
+               "the query factor e^(-gamma p) falls below the smallest normal " +
+                   std::string(float32 ? "float32" : "float64") + " at " + where.str());
+      consider(
+          firstPositionWhere(maxPos, [&](double p) { return eps * poly(p) > kLostRelativeError; }),
+          "precision loss",
+          "the shear terms a*i and a*j cancel to a*d, leaving a relative logit error above "
+          "1e-3 at " +
+              where.str());
     }
   }
   return report;
@@ -300,8 +305,7 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
 FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
                              const at::Tensor& qPos, const at::Tensor& kPos) {
   if (!jordanHasFactorized(layout)) {
-    throw Error("this form breaks the group law and has no factorized form",
-                "use the direct form");
+    throw Error("this form breaks the group law and has no factorized form", "use the direct form");
   }
   const bool float32 = q.scalar_type() != at::kDouble;
   long long maxPos = 0;
@@ -350,9 +354,12 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
     auto [kRe, kIm] = rotateUnit(g, k, kPos);
     // Shear time per pair (Tq, Tk), the same for every block of the group.
     at::Tensor t;
-    if (g.kind == ShearKind::Linear) t = dSafe;
-    else if (g.kind == ShearKind::Saturating) t = dSafe / (1.0 + dSafe / g.L);
-    else t = pi / (1.0 + pi.abs() / g.L) - pj / (1.0 + pj.abs() / g.L);
+    if (g.kind == ShearKind::Linear)
+      t = dSafe;
+    else if (g.kind == ShearKind::Saturating)
+      t = dSafe / (1.0 + dSafe / g.L);
+    else
+      t = pi / (1.0 + pi.abs() / g.L) - pj / (1.0 + pj.abs() / g.L);
     const bool separable =
         how == DirectScoring::Auto && decayFactorizesSafely(g, hi - lo, q.scalar_type());
     score = score + (separable ? groupScoresSeparable(g, qRe, qIm, kRe, kIm, t,
@@ -364,8 +371,8 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
 }
 
 void appendJordanBlockBasis(LagBasis& basis, double gamma, double omega, double shear,
-                            long long order, ShearKind kind, double L,
-                            const std::string& timeName, double timeUnit, bool decayed) {
+                            long long order, ShearKind kind, double L, const std::string& timeName,
+                            double timeUnit, bool decayed) {
   const auto& lags = basis.lags;
   if (basis.kernel.empty()) basis.kernel.assign(lags.size(), 0.0);
   for (long long r = 0; r < order; ++r) {

@@ -28,7 +28,8 @@ enum class ShearKind {
   AbsoluteSaturating  // t = tau(i) - tau(j), tau(p) = p / (1 + |p|/L): factorized, not relative
 };
 
-// A run of `blocks` equal-order blocks over consecutive head dims [offset, offset + 2*order*blocks).
+// A run of `blocks` equal-order blocks over consecutive head dims [offset, offset +
+// 2*order*blocks).
 struct JordanGroup {
   long long offset = 0;  // first real head dim of the run
   long long blocks = 0;  // nb
@@ -74,12 +75,15 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
 PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bool float32);
 
 // Kernel view of one block (float64): for r < order, t(d)^r e^(-gamma d) cos(omega d) and the same
-// with sin, named with `timeName` ("d", "tau", "d/L") and "exp*" when `decayed`; kernel += e^(-gamma d) sum_r (a t)^r/r! cos.
+// with sin, named with `timeName` ("d", "tau", "d/L") and "exp*" when `decayed`; kernel +=
+// e^(-gamma d) sum_r (a t)^r/r! cos.
 void appendJordanBlockBasis(LagBasis& basis, double gamma, double omega, double shear,
                             long long order, ShearKind kind, double L, const std::string& timeName,
                             double timeUnit = 1.0, bool decayed = true);
 
 // tau(d) = d / (1 + |d| / L): the stabilized shear time of SPEC 1.7.
-inline double stabilizedTau(double d, double L) { return d / (1.0 + (d < 0 ? -d : d) / L); }
+inline double stabilizedTau(double d, double L) {
+  return d / (1.0 + (d < 0 ? -d : d) / L);
+}
 
 }  // namespace poslab

@@ -14,7 +14,8 @@ namespace poslab {
 
 const FamilyInfo& JordanExactInfo() {
   static const FamilyInfo info{
-      "jordan-exact", "Jordan-RoPE (exact)",
+      "jordan-exact",
+      "Jordan-RoPE (exact)",
       "s_b = Re( q_b^H e^{λd}(I + η d N) k_b ),  λ = −γ + iω",
       "A complex Jordan block: besides RoPE's e^{iωd} the score gains the frequency tangent "
       "d·e^{iωd}, which couples distance and phase in one feature. Exact shear τ(d) = d keeps the "

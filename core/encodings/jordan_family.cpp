@@ -38,10 +38,10 @@ LagBasis JordanEncoding::basis(const std::vector<double>& lags) const {
   LagBasis b;
   b.lags = lags;
   const double omega = params().has("omega") ? params().get("omega") : omega_.front();
-  appendJordanBlockBasis(b, spec_.gamma, omega, spec_.viewShear, spec_.order,
-                         spec_.kind != ShearKind::Linear ? ShearKind::Saturating
-                                                             : ShearKind::Linear,
-                         spec_.L, spec_.timeName, spec_.viewTimeUnit);
+  appendJordanBlockBasis(
+      b, spec_.gamma, omega, spec_.viewShear, spec_.order,
+      spec_.kind != ShearKind::Linear ? ShearKind::Saturating : ShearKind::Linear, spec_.L,
+      spec_.timeName, spec_.viewTimeUnit);
   return b;
 }
 
@@ -51,7 +51,8 @@ double JordanEncoding::referenceLogit(const double* q, const double* k, long lon
   double t = d;
   if (spec_.kind == ShearKind::Saturating) t = stabilizedTau(d, spec_.L);
   if (spec_.kind == ShearKind::AbsoluteSaturating)
-    t = stabilizedTau(static_cast<double>(i), spec_.L) - stabilizedTau(static_cast<double>(j), spec_.L);
+    t = stabilizedTau(static_cast<double>(i), spec_.L) -
+        stabilizedTau(static_cast<double>(j), spec_.L);
   const long long blockDims = 2 * spec_.order;
   double s = 0;
   for (size_t b = 0; b < omega_.size(); ++b) {

@@ -11,15 +11,15 @@
 namespace poslab {
 
 struct JordanSpec {
-  long long order = 2;           // m complex components per block
+  long long order = 2;  // m complex components per block
   ShearKind kind = ShearKind::Linear;
-  double gamma = 0;              // decay of every block (affine blocks excepted)
-  double shear = 0;              // a: shear time = a * (d | tau(d) | tau(i) - tau(j))
-  double L = 256;                // context scale of tau
-  long long affineBlocks = 0;    // trailing blocks with lambda = 0 (PJ-rotary's affine sector)
-  std::string timeName = "d";    // how the kernel view names the shear time
-  double viewTimeUnit = 1;       // kernel view time = t * unit (1/L for the scaled variants)
-  double viewShear = 0;          // the kernel view's nilpotent coefficient for that time
+  double gamma = 0;            // decay of every block (affine blocks excepted)
+  double shear = 0;            // a: shear time = a * (d | tau(d) | tau(i) - tau(j))
+  double L = 256;              // context scale of tau
+  long long affineBlocks = 0;  // trailing blocks with lambda = 0 (PJ-rotary's affine sector)
+  std::string timeName = "d";  // how the kernel view names the shear time
+  double viewTimeUnit = 1;     // kernel view time = t * unit (1/L for the scaled variants)
+  double viewShear = 0;        // the kernel view's nilpotent coefficient for that time
 };
 
 class JordanEncoding : public RotaryEncoding {

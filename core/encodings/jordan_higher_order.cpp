@@ -12,7 +12,8 @@ namespace {
 FamilyInfo higherOrderInfo(long long m, double defaultHeadDim) {
   const std::string ms = std::to_string(m);
   return FamilyInfo{
-      "jordan-m" + ms, "Jordan-RoPE (order " + ms + ")",
+      "jordan-m" + ms,
+      "Jordan-RoPE (order " + ms + ")",
       "s_b = Re( q_b^H e^{λd} Σ_{r<" + ms + "} (ηd)^r/r! N^r k_b )",
       "A complex Jordan block of order " + ms + ": the score gains the jets d^r e^{iωd} for r < " +
           ms + ", a polynomial-in-distance envelope on every frequency. Each block takes " +
@@ -40,7 +41,11 @@ const FamilyInfo& JordanM4Info() {
   static const FamilyInfo info = higherOrderInfo(4, /*defaultHeadDim=*/16);
   return info;
 }
-std::unique_ptr<Encoding> makeJordanM3(ParamSet p) { return makeHigherOrder(JordanM3Info(), 3, std::move(p)); }
-std::unique_ptr<Encoding> makeJordanM4(ParamSet p) { return makeHigherOrder(JordanM4Info(), 4, std::move(p)); }
+std::unique_ptr<Encoding> makeJordanM3(ParamSet p) {
+  return makeHigherOrder(JordanM3Info(), 3, std::move(p));
+}
+std::unique_ptr<Encoding> makeJordanM4(ParamSet p) {
+  return makeHigherOrder(JordanM4Info(), 4, std::move(p));
+}
 
 }  // namespace poslab

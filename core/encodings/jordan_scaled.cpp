@@ -10,12 +10,17 @@ namespace poslab {
 
 const FamilyInfo& JordanScaledInfo() {
   static const FamilyInfo info{
-      "jordan-scaled", "Jordan-RoPE (scaled-exact)",
+      "jordan-scaled",
+      "Jordan-RoPE (scaled-exact)",
       "s_b = Re( q_b^H e^{(−c/L + iω)d}(I + η (d/L) N) k_b )",
       "The exact block measured in units of the context scale: decay c/L and shear time d/L. "
       "Keeps the group law, and its growth per context length is fixed by c, not by L.",
-      {{"c", 1, 0, 100, false, "decay per context length: gamma = c / L"}, common::omega(),
-       common::eta(), common::contextScale(), common::pinOmega(), common::base(),
+      {{"c", 1, 0, 100, false, "decay per context length: gamma = c / L"},
+       common::omega(),
+       common::eta(),
+       common::contextScale(),
+       common::pinOmega(),
+       common::base(),
        common::headDim()}};
   return info;
 }

@@ -1,8 +1,9 @@
 // Jordan-RoPE, stabilized with absolute shear (SPEC 1.7): the reference code's trainable version.
 // The factorized form with the shear coordinate saturated per absolute position,
 // tau(p) = p / (1 + |p|/L): keys e^(-lambda j)(I - eta tau(j) N) k, queries
-// (e^(lambda i)(I + eta tau(i) N))^H q, so s_b = Re(q^H e^(lambda d)(I + eta (tau(i) - tau(j)) N) k).
-// Cheap, but the score is no longer a function of the lag alone (its attention map is not Toeplitz).
+// (e^(lambda i)(I + eta tau(i) N))^H q, so s_b = Re(q^H e^(lambda d)(I + eta (tau(i) - tau(j)) N)
+// k). Cheap, but the score is no longer a function of the lag alone (its attention map is not
+// Toeplitz).
 #include "encodings/common_params.h"
 #include "encodings/families.h"
 #include "encodings/jordan_family.h"
@@ -11,7 +12,8 @@ namespace poslab {
 
 const FamilyInfo& JordanStabilizedAbsInfo() {
   static const FamilyInfo info{
-      "jordan-stabilized-abs", "Jordan-RoPE (stabilized, absolute shear)",
+      "jordan-stabilized-abs",
+      "Jordan-RoPE (stabilized, absolute shear)",
       "s_b = Re( q_b^H e^{λd}(I + η (τ(i) − τ(j)) N) k_b ),  τ(p) = p/(1 + |p|/L)",
       "The trainable shortcut of the reference code: saturate the shear per absolute position "
       "and keep the cheap factorized form. The price: τ(i) − τ(j) is not a function of i − j, so "

@@ -23,13 +23,17 @@ class Nope : public ContentEncoding {
 }  // namespace
 
 const FamilyInfo& NopeInfo() {
-  static const FamilyInfo info{"nope", "NoPE", "s(i,j) = q·k",
+  static const FamilyInfo info{"nope",
+                               "NoPE",
+                               "s(i,j) = q·k",
                                "No positional encoding: only the causal mask tells positions "
                                "apart. The baseline every family is measured against.",
                                {common::headDim()}};
   return info;
 }
 
-std::unique_ptr<Encoding> makeNope(ParamSet p) { return std::make_unique<Nope>(NopeInfo(), std::move(p)); }
+std::unique_ptr<Encoding> makeNope(ParamSet p) {
+  return std::make_unique<Nope>(NopeInfo(), std::move(p));
+}
 
 }  // namespace poslab

@@ -19,14 +19,14 @@ std::string formatNumber(double v) {
 void checkValue(const ParamSpec& spec, double value, const std::string& familyId) {
   const std::string where = familyId.empty() ? "" : " for family " + familyId;
   if (!std::isfinite(value)) {
-    throw InvalidArgument(spec.name + " = " + formatNumber(value) + " is not finite" + where,
-                          "allowed range [" + formatNumber(spec.min) + ", " +
-                              formatNumber(spec.max) + "]");
+    throw InvalidArgument(
+        spec.name + " = " + formatNumber(value) + " is not finite" + where,
+        "allowed range [" + formatNumber(spec.min) + ", " + formatNumber(spec.max) + "]");
   }
   if (value < spec.min || value > spec.max) {
-    throw InvalidArgument(spec.name + " = " + formatNumber(value) + " is out of range" + where,
-                          "allowed range [" + formatNumber(spec.min) + ", " +
-                              formatNumber(spec.max) + "]");
+    throw InvalidArgument(
+        spec.name + " = " + formatNumber(value) + " is out of range" + where,
+        "allowed range [" + formatNumber(spec.min) + ", " + formatNumber(spec.max) + "]");
   }
   if (spec.integer && value != std::floor(value)) {
     throw InvalidArgument(spec.name + " = " + formatNumber(value) + " must be a whole number" +

@@ -1,7 +1,7 @@
 // PJ-RoPE, bias regime (SPEC 1.8): a learnable scalar additive logit kernel per head,
 //     b_h(d) = g_FJ sum_r FJ_r(d) + g_aff Aff(d) + g_LC sum_r LC_r(d)      (see pj_kernel.h),
-// on top of the plain content score q . k / sqrt(D). Not a feature transform: q and k are untouched,
-// so the "factorized" form is the identity plus the bias. PJ-RoPE paper.
+// on top of the plain content score q . k / sqrt(D). Not a feature transform: q and k are
+// untouched, so the "factorized" form is the identity plus the bias. PJ-RoPE paper.
 #include "encodings/pj_bias.h"
 
 #include <ATen/ATen.h>
@@ -68,8 +68,10 @@ class PjBias : public ContentEncoding {
   at::Tensor bias(long long numHeads, const at::Tensor& qPos, const at::Tensor& kPos,
                   at::ScalarType dtype) const override {
     if (numHeads != heads()) {
-      throw InvalidArgument("q has " + std::to_string(numHeads) + " heads but pj-bias was built "
-                            "with heads = " + std::to_string(heads()),
+      throw InvalidArgument("q has " + std::to_string(numHeads) +
+                                " heads but pj-bias was built "
+                                "with heads = " +
+                                std::to_string(heads()),
                             "set heads to the model's head count");
     }
     at::Tensor d = (qPos.unsqueeze(1) - kPos.unsqueeze(0)).to(at::kDouble);
@@ -90,8 +92,10 @@ class PjBias : public ContentEncoding {
 
 const FamilyInfo& PjBiasInfo() {
   static const FamilyInfo info{
-      "pj-bias", "PJ-RoPE (bias: FJ, affine, LC sectors)",
-      "b_h(d) = g_FJ Σ_r (d/L)^r/r! e^{−κd/L} α_r Re(ζ_r e^{iωd}) − g_aff·slope·ρ(d) + g_LC Σ_r β_L(d)^r α_r Re(ζ_r e^{iω φ_L(d)})",
+      "pj-bias",
+      "PJ-RoPE (bias: FJ, affine, LC sectors)",
+      "b_h(d) = g_FJ Σ_r (d/L)^r/r! e^{−κd/L} α_r Re(ζ_r e^{iωd}) − g_aff·slope·ρ(d) + g_LC Σ_r "
+      "β_L(d)^r α_r Re(ζ_r e^{iω φ_L(d)})",
       "Position space of linear recurrences: Fourier-jet terms (RoPE at order 0, Jordan jets "
       "above), an affine recency sector (ALiBi-like) and a light-cone sector whose phase runs on "
       "φ_L(d) = L asinh(d/L) and whose amplitude β_L(d) saturates at 1: bounded at any length, at "
@@ -103,7 +107,8 @@ const FamilyInfo& PjBiasInfo() {
        {"order", 3, 0, 8, true, "R: jet orders r = 0..R in the FJ and LC sectors"},
        {"kappa", std::log1p(std::exp(-2.0)), 0, 100, false,
         "FJ damping e^(-kappa d/L); kappa = softplus(raw), raw starts at -2"},
-       {"slope", std::log(2.0), 0, 100, false, "affine slope softplus(s_h): Aff(d) = -slope rho(d)"},
+       {"slope", std::log(2.0), 0, 100, false,
+        "affine slope softplus(s_h): Aff(d) = -slope rho(d)"},
        {"g_fj", 1.0 / 3, 0, 1, false, "FJ sector gate (gates are normalised to sum 1; 0 disables)"},
        {"g_aff", 1.0 / 3, 0, 1, false, "affine sector gate"},
        {"g_lc", 1.0 / 3, 0, 1, false, "light-cone sector gate"},

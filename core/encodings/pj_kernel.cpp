@@ -12,21 +12,31 @@ double factorial(long long r) {
   for (long long n = 2; n <= r; ++n) f *= static_cast<double>(n);
   return f;
 }
-double rho(const PjShape& s, double d) { return s.asinhRho ? std::asinh(d / s.L) : d / s.L; }
-double phiL(double L, double d) { return L * std::asinh(d / L); }
-double betaL(double L, double d) { return d / std::sqrt(d * d + L * L); }
+double rho(const PjShape& s, double d) {
+  return s.asinhRho ? std::asinh(d / s.L) : d / s.L;
+}
+double phiL(double L, double d) {
+  return L * std::asinh(d / L);
+}
+double betaL(double L, double d) {
+  return d / std::sqrt(d * d + L * L);
+}
 }  // namespace
 
 const char* pjSectorName(PjSector s) {
   switch (s) {
-    case PjSector::FJ: return "FJ";
-    case PjSector::Affine: return "affine";
-    case PjSector::LC: return "LC";
+    case PjSector::FJ:
+      return "FJ";
+    case PjSector::Affine:
+      return "affine";
+    case PjSector::LC:
+      return "LC";
   }
   return "?";
 }
 
-LagBasis pjBasis(const PjShape& shape, double omega, double kappa, const std::vector<double>& lags) {
+LagBasis pjBasis(const PjShape& shape, double omega, double kappa,
+                 const std::vector<double>& lags) {
   LagBasis b;
   b.lags = lags;
   const size_t n = lags.size();
@@ -64,7 +74,8 @@ double pjComponent(const PjShape& shape, const PjHead& h, PjSector sector, long 
   switch (sector) {
     case PjSector::FJ: {
       // ((d/L)^r / r!) e^(-kappa d/L) alpha_r Re(zeta_r e^(i omega d))
-      const double re = h.zetaFjRe[r] * std::cos(h.omega * d) - h.zetaFjIm[r] * std::sin(h.omega * d);
+      const double re =
+          h.zetaFjRe[r] * std::cos(h.omega * d) - h.zetaFjIm[r] * std::sin(h.omega * d);
       return h.gates[0] * std::pow(d / L, static_cast<double>(r)) / factorial(r) *
              std::exp(-h.kappa * d / L) * h.alphaFj[r] * re;
     }
@@ -91,9 +102,9 @@ double pjKernel(const PjShape& shape, const PjHead& head, double d) {
 PjTensors pjTensorsFromHeads(const std::vector<PjHead>& heads, long long order) {
   const long long H = static_cast<long long>(heads.size()), R1 = order + 1;
   auto opts = at::TensorOptions().dtype(at::kDouble);
-  PjTensors t{at::zeros({H, 3}, opts),      at::zeros({H, R1}, opts), at::zeros({H, R1}, opts),
-              at::zeros({H, R1, 2}, opts),  at::zeros({H, R1, 2}, opts), at::zeros({H}, opts),
-              at::zeros({H}, opts),         at::zeros({H}, opts)};
+  PjTensors t{at::zeros({H, 3}, opts),     at::zeros({H, R1}, opts),    at::zeros({H, R1}, opts),
+              at::zeros({H, R1, 2}, opts), at::zeros({H, R1, 2}, opts), at::zeros({H}, opts),
+              at::zeros({H}, opts),        at::zeros({H}, opts)};
   for (long long h = 0; h < H; ++h) {
     const PjHead& p = heads[h];
     for (int s = 0; s < 3; ++s) t.gates[h][s] = p.gates[s];
@@ -148,7 +159,7 @@ at::Tensor pjBiasFromTensors(const PjShape& shape, const PjTensors& t, const at:
   at::Tensor phi = L * at::asinh(u);
   at::Tensor beta = x / at::sqrt(x * x + L * L);
   at::Tensor omega = col(t.omega);
-  at::Tensor cw = at::cos(omega * x), sw = at::sin(omega * x);        // (H, Tq, Tk)
+  at::Tensor cw = at::cos(omega * x), sw = at::sin(omega * x);  // (H, Tq, Tk)
   at::Tensor cp = at::cos(omega * phi), sp = at::sin(omega * phi);
   at::Tensor fj = at::zeros_like(cw), lc = at::zeros_like(cw);
   at::Tensor jet = at::ones_like(x), betaPow = at::ones_like(x);  // (d/L)^r / r!, beta^r
@@ -170,7 +181,8 @@ at::Tensor pjBiasFromTensors(const PjShape& shape, const PjTensors& t, const at:
   return at::where(causal.unsqueeze(0), b, at::zeros_like(b));
 }
 
-at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads, const at::Tensor& d) {
+at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads,
+                        const at::Tensor& d) {
   return pjBiasFromTensors(shape, pjTensorsFromHeads(heads, shape.order), d);
 }
 

@@ -20,11 +20,11 @@ const char* pjSectorName(PjSector s);  // "FJ", "affine", "LC"
 
 // Coefficients of one head, float64.
 struct PjHead {
-  double omega = 0;              // rad per position
-  double kappa = 0;              // FJ damping per context length, kappa = softplus(raw)
-  double slope = 0;              // affine slope softplus(s_h)
-  double gates[3] = {1, 1, 1};   // g_FJ, g_aff, g_LC: softmax outputs, sum 1
-  std::vector<double> alphaFj;   // alpha_r, r = 0..R (softmax over orders)
+  double omega = 0;             // rad per position
+  double kappa = 0;             // FJ damping per context length, kappa = softplus(raw)
+  double slope = 0;             // affine slope softplus(s_h)
+  double gates[3] = {1, 1, 1};  // g_FJ, g_aff, g_LC: softmax outputs, sum 1
+  std::vector<double> alphaFj;  // alpha_r, r = 0..R (softmax over orders)
   std::vector<double> alphaLc;
   std::vector<double> zetaFjRe, zetaFjIm;  // zeta_r
   std::vector<double> zetaLcRe, zetaLcIm;
@@ -42,7 +42,8 @@ LagBasis pjBasis(const PjShape& shape, double omega, double kappa, const std::ve
 
 // One component C(d) of head h: sector FJ or LC at order r, or the affine sector (r ignored),
 // including gate, alpha and zeta. Float64, straight from the formulas above.
-double pjComponent(const PjShape& shape, const PjHead& head, PjSector sector, long long r, double d);
+double pjComponent(const PjShape& shape, const PjHead& head, PjSector sector, long long r,
+                   double d);
 // b(d) = sum of all components.
 double pjKernel(const PjShape& shape, const PjHead& head, double d);
 
@@ -67,6 +68,7 @@ at::Tensor pjBiasFromTensors(const PjShape& shape, const PjTensors& t, const at:
 
 // Fast path: b_h(i,j) for all heads (H, Tq, Tk) float64 from the lag tensor d (Tq, Tk) float64,
 // 0 where d < 0.
-at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads, const at::Tensor& d);
+at::Tensor pjBiasTensor(const PjShape& shape, const std::vector<PjHead>& heads,
+                        const at::Tensor& d);
 
 }  // namespace poslab

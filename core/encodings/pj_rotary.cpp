@@ -19,8 +19,8 @@ class PjRotary : public JordanEncoding {
       LagBasis affine;
       affine.lags = lags;
       appendJordanBlockBasis(affine, 0.0, 0.0, params().get("eta"), params().getInt("order") + 1,
-                             ShearKind::Linear, params().get("L"), "d/L",
-                             1.0 / params().get("L"), /*decayed=*/false);
+                             ShearKind::Linear, params().get("L"), "d/L", 1.0 / params().get("L"),
+                             /*decayed=*/false);
       for (size_t c = 0; c < affine.names.size(); c += 2) {  // the sin columns vanish at omega 0
         b.add("affine:" + affine.names[c], affine.columns[c]);
       }
@@ -33,7 +33,8 @@ class PjRotary : public JordanEncoding {
 
 const FamilyInfo& PjRotaryInfo() {
   static const FamilyInfo info{
-      "pj-rotary", "PJ-RoPE (rotary form)",
+      "pj-rotary",
+      "PJ-RoPE (rotary form)",
       "s_b = Re( q_b^H e^{λ_b d} Σ_{k≤r} (η d/L)^k/k! N^k k_b )",
       "The exact transform behind PJ-RoPE: Jordan blocks of a chosen order r with the "
       "contragredient query action. Order 0 is RoPE, order 1 is Jordan-RoPE; blocks with λ = 0 "

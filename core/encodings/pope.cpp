@@ -22,18 +22,21 @@ std::vector<double> popeFrequencies(long long D, double base) {
   return theta;
 }
 
-at::Tensor popeTransform(const at::Tensor& x, const at::Tensor& pos, const std::vector<double>& theta,
-                         const at::Tensor& delta) {
+at::Tensor popeTransform(const at::Tensor& x, const at::Tensor& pos,
+                         const std::vector<double>& theta, const at::Tensor& delta) {
   auto opts = at::TensorOptions().dtype(at::kDouble);
-  at::Tensor angle = pos.to(at::kDouble).unsqueeze(1) * at::tensor(theta, opts).to(pos.device()).unsqueeze(0);  // (T, D)
-  at::Tensor a = angle.to(x.device()).to(x.scalar_type()).unsqueeze(0);  // (1, T, D)
-  if (delta.defined()) a = a + delta.to(x.scalar_type()).unsqueeze(1);  // (H, T, D)
+  at::Tensor angle = pos.to(at::kDouble).unsqueeze(1) *
+                     at::tensor(theta, opts).to(pos.device()).unsqueeze(0);  // (T, D)
+  at::Tensor a = angle.to(x.device()).to(x.scalar_type()).unsqueeze(0);      // (1, T, D)
+  if (delta.defined()) a = a + delta.to(x.scalar_type()).unsqueeze(1);       // (H, T, D)
   at::Tensor mu = at::softplus(x);
   return at::cat({mu * a.cos(), mu * a.sin()}, -1);
 }
 
 namespace {
-double softplus(double x) { return x > 30 ? x : std::log1p(std::exp(x)); }
+double softplus(double x) {
+  return x > 30 ? x : std::log1p(std::exp(x));
+}
 
 class Pope : public Encoding {
  public:
@@ -101,7 +104,10 @@ class Pope : public Encoding {
   // x (B, H, T, D) -> (B, H, T, 2D); the same delta in every head.
   at::Tensor side(const at::Tensor& x, const at::Tensor& pos, bool isKey) const {
     at::Tensor delta;
-    if (isKey) delta = at::tensor(delta_, at::TensorOptions().dtype(at::kDouble)).unsqueeze(0).expand({x.size(1), -1});
+    if (isKey)
+      delta = at::tensor(delta_, at::TensorOptions().dtype(at::kDouble))
+                  .unsqueeze(0)
+                  .expand({x.size(1), -1});
     return popeTransform(x, pos, theta_, delta);
   }
 
@@ -111,7 +117,8 @@ class Pope : public Encoding {
 
 const FamilyInfo& PopeInfo() {
   static const FamilyInfo info{
-      "pope", "PoPE (polar coordinates)",
+      "pope",
+      "PoPE (polar coordinates)",
       "s(t,u) = Σ_c μ_q μ_k cos((t−u)θ_c − δ_c),  μ = softplus(x),  θ_c = base^(−c/D)",
       "Polar coordinate position embedding: content sets only the magnitudes, position only the "
       "phases, over all D components. RoPE's what-where entanglement (a content-dependent phase) "
@@ -122,6 +129,8 @@ const FamilyInfo& PopeInfo() {
   return info;
 }
 
-std::unique_ptr<Encoding> makePope(ParamSet p) { return std::make_unique<Pope>(PopeInfo(), std::move(p)); }
+std::unique_ptr<Encoding> makePope(ParamSet p) {
+  return std::make_unique<Pope>(PopeInfo(), std::move(p));
+}
 
 }  // namespace poslab

@@ -12,7 +12,7 @@ std::vector<double> popeFrequencies(long long D, double base);
 
 // x (B, H, T, D) -> (B, H, T, 2D) = [mu cos(p theta + delta), mu sin(p theta + delta)],
 // mu = softplus(x); delta (H, D) is added on keys only (pass an undefined tensor for queries).
-at::Tensor popeTransform(const at::Tensor& x, const at::Tensor& pos, const std::vector<double>& theta,
-                         const at::Tensor& delta);
+at::Tensor popeTransform(const at::Tensor& x, const at::Tensor& pos,
+                         const std::vector<double>& theta, const at::Tensor& delta);
 
 }  // namespace poslab

@@ -54,7 +54,9 @@ const std::vector<const FamilyInfo*>& allFamilies() {
   return kAll;
 }
 
-const FamilyInfo& familyInfo(const std::string& id) { return findEntry(id).info(); }
+const FamilyInfo& familyInfo(const std::string& id) {
+  return findEntry(id).info();
+}
 
 std::unique_ptr<Encoding> makeEncoding(const std::string& id,
                                        const std::map<std::string, double>& overrides) {

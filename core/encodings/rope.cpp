@@ -1,5 +1,6 @@
 // RoPE (SPEC 1.2). Channel pairs c = 0..D/2-1 rotate at theta_c = base^(-2c/D):
-//     s(i,j) = sum_c Re( conj(q_c) k_c e^(i theta_c d) ),  kernel basis cos(theta_c d), sin(theta_c d).
+//     s(i,j) = sum_c Re( conj(q_c) k_c e^(i theta_c d) ),  kernel basis cos(theta_c d), sin(theta_c
+//     d).
 // Su et al., RoFormer. Sign convention: see rope_like.h.
 #include "encodings/common_params.h"
 #include "encodings/families.h"
@@ -10,7 +11,8 @@ namespace poslab {
 
 const FamilyInfo& RopeInfo() {
   static const FamilyInfo info{
-      "rope", "RoPE",
+      "rope",
+      "RoPE",
       "s(i,j) = Σ_c Re( q̄_c k_c e^{iθ_c d} ),  θ_c = base^(−2c/D)",
       "Rotary position embedding: each channel pair is a complex number turned by an angle "
       "proportional to its position, so the score depends only on the lag through "

@@ -53,7 +53,8 @@ class RopeAlibi : public RopeLikeEncoding {
 
 const FamilyInfo& RopeAlibiInfo() {
   static const FamilyInfo info{
-      "rope-alibi", "RoPE + ALiBi",
+      "rope-alibi",
+      "RoPE + ALiBi",
       "l(i,j) = Σ_c Re( q̄_c k_c e^{iθ_c d} )/√D − m_h d",
       "RoPE's phase and ALiBi's linear recency penalty at once: the strongest natural-language "
       "baseline in the Jordan-RoPE paper.",

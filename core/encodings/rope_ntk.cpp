@@ -10,7 +10,8 @@ namespace poslab {
 
 const FamilyInfo& RopeNtkInfo() {
   static const FamilyInfo info{
-      "rope-ntk", "RoPE + NTK-aware scaling",
+      "rope-ntk",
+      "RoPE + NTK-aware scaling",
       "base' = base · s^{D/(D−2)},  θ'_c = base'^(−2c/D)",
       "NTK-aware scaling raises the base instead of dividing every frequency: fast channels keep "
       "their resolution, slow channels stretch to cover the longer context.",

@@ -10,11 +10,14 @@ namespace poslab {
 
 const FamilyInfo& RopeYarnInfo() {
   static const FamilyInfo info{
-      "rope-yarn", "RoPE + YaRN",
+      "rope-yarn",
+      "RoPE + YaRN",
       "θ'_c = (θ_c/s)(1−mask_c) + θ_c mask_c,  logits × (0.1 ln s + 1)²",
       "YaRN interpolates only the slow channels (those that turn less than once over the "
       "training length), keeps the fast ones, and sharpens attention with a temperature.",
-      {common::base(), common::headDim(), common::scale(),
+      {common::base(),
+       common::headDim(),
+       common::scale(),
        {"L", 256, 1, 1e7, false, "L_train, the training length that sets the ramp"}}};
   return info;
 }

@@ -43,7 +43,9 @@ std::vector<double> yarnFrequencies(long long D, double base, double s, double L
   return theta;
 }
 
-double yarnTemperature(double s) { return 0.1 * std::log(s) + 1.0; }
+double yarnTemperature(double s) {
+  return 0.1 * std::log(s) + 1.0;
+}
 
 std::vector<double> xposZeta(long long D) {
   std::vector<double> zeta(static_cast<size_t>(D / 2));

@@ -18,23 +18,26 @@ void ModelConfig::validate() const {
   range("mlp_ratio", mlpRatio, 1, 16);
   if (vocab != 0) range("vocab", vocab, 2, 1 << 20);  // 0: taken from the task
   if (dModel % heads != 0)
-    throw InvalidArgument("d_model = " + std::to_string(dModel) + " is not divisible by heads = " +
-                          std::to_string(heads));
+    throw InvalidArgument("d_model = " + std::to_string(dModel) +
+                          " is not divisible by heads = " + std::to_string(heads));
   if (norm != "rms" && norm != "layer")
     throw InvalidArgument("norm = '" + norm + "' is not one of rms, layer");
-  static const std::vector<std::string> kPinnable = {"gamma", "eta", "gates", "orders",
+  static const std::vector<std::string> kPinnable = {"gamma",        "eta",   "gates", "orders",
                                                      "coefficients", "kappa", "slope", "delta"};
   for (const auto& p : pinned) {
     if (std::find(kPinnable.begin(), kPinnable.end(), p) == kPinnable.end())
-      throw InvalidArgument("cannot pin '" + p + "'",
-                            "pinnable: gamma, eta, gates, orders, coefficients, kappa, slope, delta");
+      throw InvalidArgument(
+          "cannot pin '" + p + "'",
+          "pinnable: gamma, eta, gates, orders, coefficients, kappa, slope, delta");
   }
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {
-  j = {{"family", c.family}, {"family_params", c.familyParams}, {"pinned", c.pinned},
-       {"vocab", c.vocab},   {"d_model", c.dModel},            {"heads", c.heads},
-       {"layers", c.layers}, {"mlp_ratio", c.mlpRatio},        {"norm", c.norm}};
+  j = {{"family", c.family},  {"family_params", c.familyParams},
+       {"pinned", c.pinned},  {"vocab", c.vocab},
+       {"d_model", c.dModel}, {"heads", c.heads},
+       {"layers", c.layers},  {"mlp_ratio", c.mlpRatio},
+       {"norm", c.norm}};
 }
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {

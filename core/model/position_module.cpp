@@ -13,9 +13,9 @@
 namespace poslab {
 
 namespace {
-constexpr double kGammaMin = 1e-4;     // SPEC 1.7: gamma = softplus(raw) + gamma_min
-constexpr double kGammaInit = 1e-4;    // SPEC 1.7: initial gamma
-constexpr double kEtaInit = 0.0;       // SPEC 1.7: initial eta
+constexpr double kGammaMin = 1e-4;   // SPEC 1.7: gamma = softplus(raw) + gamma_min
+constexpr double kGammaInit = 1e-4;  // SPEC 1.7: initial gamma
+constexpr double kEtaInit = 0.0;     // SPEC 1.7: initial eta
 
 double inverseSoftplus(double y) {
   y = std::max(y, 1e-8);
@@ -73,15 +73,16 @@ PositionModuleImpl::PositionModuleImpl(const ModelConfig& cfg, long long trainLe
     // per-forward precision check.
     isPureRotation_ = r.gammaGroup < 0 && r.etaGroup < 0;
     for (const auto& g : staticLayout_.groups)
-      isPureRotation_ = isPureRotation_ && !g.gamma.ne(0).any().item<bool>() &&
-                        !g.shear.ne(0).any().item<bool>();
+      isPureRotation_ =
+          isPureRotation_ && !g.gamma.ne(0).any().item<bool>() && !g.shear.ne(0).any().item<bool>();
     etaMax_ = r.etaMax;
     shearPerEta_ = r.shearPerL ? 1.0 / params.get("L") : 1.0;
     if (r.gammaGroup >= 0 && !pinned_.count("gamma")) {
       gammaGroup_ = r.gammaGroup;
       const JordanGroup& g = staticLayout_.groups[gammaGroup_];
       // Blocks with lambda = 0 (PJ-rotary's affine sector) keep gamma = 0.
-      gammaMask_ = register_buffer("gamma_mask", (g.gamma != 0).logical_or(g.omega != 0).to(torch::kFloat64));
+      gammaMask_ = register_buffer("gamma_mask",
+                                   (g.gamma != 0).logical_or(g.omega != 0).to(torch::kFloat64));
       std::vector<double> raw;
       auto gv = g.gamma.accessor<double, 1>();
       for (long long b = 0; b < g.blocks; ++b) raw.push_back(inverseSoftplus(gv[b] - kGammaMin));
@@ -124,7 +125,8 @@ PositionModuleImpl::PositionModuleImpl(const ModelConfig& cfg, long long trainLe
     kind_ = Kind::Pope;
     popeTheta_ = popeFrequencies(encoding_->headDim(), params.get("base"));
     at::Tensor init = torch::full({cfg.heads, encoding_->headDim()}, params.get("delta"));
-    delta_ = pinned_.count("delta") ? register_buffer("delta", init) : register_parameter("delta", init);
+    delta_ =
+        pinned_.count("delta") ? register_buffer("delta", init) : register_parameter("delta", init);
   } else {
     kind_ = Kind::Content;
   }

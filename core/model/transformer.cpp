@@ -35,8 +35,8 @@ torch::Tensor causalAttention(const BlockScorer& scorer, const torch::Tensor& v,
     // Key chunks from 0: the first one holds key 0 <= i for every row, so m is finite after it.
     for (int64_t k0 = 0; k0 < q0 + qn; k0 += block) {
       const int64_t kn = std::min(block, q0 + qn - k0);
-      torch::Tensor s = scorer(q0, qn, k0, kn);            // (B, H, qn, kn)
-      torch::Tensor smax = std::get<0>(s.max(-1, true));   // (B, H, qn, 1)
+      torch::Tensor s = scorer(q0, qn, k0, kn);           // (B, H, qn, kn)
+      torch::Tensor smax = std::get<0>(s.max(-1, true));  // (B, H, qn, 1)
       torch::Tensor vc = v.narrow(2, k0, kn);
       if (!m.defined()) {
         m = smax;
@@ -102,20 +102,24 @@ TinyTransformerImpl::TinyTransformerImpl(const ModelConfig& cfg, long long train
     const auto& name = p.key();
     if (name.find("position") != std::string::npos) continue;
     torch::NoGradGuard g;
-    if (name.find("bias") != std::string::npos) p.value().zero_();
-    else if (p.value().dim() == 2) p.value().normal_(0.0, 0.02);
+    if (name.find("bias") != std::string::npos)
+      p.value().zero_();
+    else if (p.value().dim() == 2)
+      p.value().normal_(0.0, 0.02);
   }
 }
 
 torch::Tensor TinyTransformerImpl::forward(const torch::Tensor& tokens) {
   const int64_t T = tokens.size(1);
-  torch::Tensor pos = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
+  torch::Tensor pos =
+      torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
   torch::Tensor x = embed->forward(tokens);
   for (auto& b : blocks) x = b->forward(x, pos);
   return head->forward(finalNorm.forward(x));
 }
 
-void TinyTransformerImpl::configureAttention(bool allowFactorized, int64_t block, bool recordWeights) {
+void TinyTransformerImpl::configureAttention(bool allowFactorized, int64_t block,
+                                             bool recordWeights) {
   for (auto& b : blocks) {
     b->attn->allowFactorized = allowFactorized;
     b->attn->block = block;

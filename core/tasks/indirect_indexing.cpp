@@ -109,18 +109,22 @@ IndirectIndexingExample decodeIndirectIndexing(const TaskConfig& config,
                            " tokens does not fit the layout: " + what);
   };
   if (n < 2) throw bad("too short");
-  if (tokens[n] != A) throw bad("no separator (token " + std::to_string(A) + ") at " + std::to_string(n));
+  if (tokens[n] != A)
+    throw bad("no separator (token " + std::to_string(A) + ") at " + std::to_string(n));
   IndirectIndexingExample e;
   e.characters.assign(tokens.begin(), tokens.begin() + n);
   for (long long c : e.characters)
-    if (c < 0 || c >= A) throw bad("character token " + std::to_string(c) + " is not below the alphabet");
+    if (c < 0 || c >= A)
+      throw bad("character token " + std::to_string(c) + " is not below the alphabet");
   e.source = tokens[n + 1];
   const auto at = std::find(e.characters.begin(), e.characters.end(), e.source);
-  if (at == e.characters.end()) throw bad("the source " + std::to_string(e.source) + " is not in the sequence");
+  if (at == e.characters.end())
+    throw bad("the source " + std::to_string(e.source) + " is not in the sequence");
   e.sourcePosition = at - e.characters.begin();
   // Offset tokens A+1 .. A+2K stand for -K .. -1, 1 .. K.
   const long long off = tokens[n + 2] - (A + 1);
-  if (off < 0 || off >= 2 * K) throw bad("offset token " + std::to_string(tokens[n + 2]) + " out of range");
+  if (off < 0 || off >= 2 * K)
+    throw bad("offset token " + std::to_string(tokens[n + 2]) + " out of range");
   e.offset = off < K ? off - K : off - K + 1;
   const long long target = e.sourcePosition + e.offset;
   if (target < 0 || target >= n) throw bad("the offset leads outside the sequence");

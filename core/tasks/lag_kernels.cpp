@@ -21,8 +21,8 @@ int highJetOrder(const std::string& name) {
 }  // namespace
 
 std::vector<std::string> lagKernelNames() {
-  return {"mixed_raw", "mixed_bounded", "damped_mixed", "rhythm_envelope", "high_jet_r2",
-          "high_jet_r3"};
+  return {"mixed_raw",       "mixed_bounded", "damped_mixed",
+          "rhythm_envelope", "high_jet_r2",   "high_jet_r3"};
 }
 
 void checkLagKernelName(const std::string& name) {
@@ -42,12 +42,16 @@ std::vector<double> lagKernel(const std::string& name, const LagKernelParams& p,
   std::vector<double> k(lags.size());
   for (size_t n = 0; n < lags.size(); ++n) {
     const double d = lags[n], u = d / p.L, c = std::cos(p.omega * d);
-    if (name == "mixed_raw") k[n] = u * c;
-    else if (name == "mixed_bounded") k[n] = (d / (1.0 + u)) / p.L * c;
-    else if (name == "damped_mixed") k[n] = std::exp(-p.gamma * d) * (c + 0.75 * u * std::sin(p.omega * d));
+    if (name == "mixed_raw")
+      k[n] = u * c;
+    else if (name == "mixed_bounded")
+      k[n] = (d / (1.0 + u)) / p.L * c;
+    else if (name == "damped_mixed")
+      k[n] = std::exp(-p.gamma * d) * (c + 0.75 * u * std::sin(p.omega * d));
     else if (name == "rhythm_envelope")
       k[n] = (0.25 + 0.85 * u) * (0.65 * c + 0.35 * std::sin(p.omega2 * d));
-    else k[n] = std::pow(u, jet) * c;
+    else
+      k[n] = std::pow(u, jet) * c;
   }
   return k;
 }

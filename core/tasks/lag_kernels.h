@@ -7,10 +7,10 @@
 namespace poslab {
 
 struct LagKernelParams {
-  double L = 256;          // context scale
-  double omega = 0.0;      // main frequency; SPEC: base^(-2*3/D_head) (set by the caller)
-  double omega2 = 0.0;     // second frequency of rhythm_envelope: base^(-2*1/D_head) by default
-  double gamma = 0.01;     // decay of damped_mixed (rad^-1 per position)
+  double L = 256;       // context scale
+  double omega = 0.0;   // main frequency; SPEC: base^(-2*3/D_head) (set by the caller)
+  double omega2 = 0.0;  // second frequency of rhythm_envelope: base^(-2*1/D_head) by default
+  double gamma = 0.01;  // decay of damped_mixed (rad^-1 per position)
 };
 
 // Known names: mixed_raw, mixed_bounded, damped_mixed, rhythm_envelope, high_jet_rN (N >= 1).

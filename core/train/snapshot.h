@@ -15,17 +15,17 @@ struct EvalResult {
 };
 
 struct Snapshot {
-  long long step = 0;              // optimisation steps done
-  double loss = NAN;               // training loss of the last step
-  double accuracy = NAN;           // training accuracy of the last step (NaN: none)
+  long long step = 0;     // optimisation steps done
+  double loss = NAN;      // training loss of the last step
+  double accuracy = NAN;  // training accuracy of the last step (NaN: none)
   double lr = 0;
-  double gradNorm = 0;             // before clipping
+  double gradNorm = 0;  // before clipping
   double tokensPerSecond = 0;
   std::map<std::string, std::vector<double>> position;  // learned position parameters (layer 0)
-  std::vector<EvalResult> eval;    // filled on evaluation steps
-  std::string message;             // e.g. why the run stopped
-  bool diverged = false;           // the step failed (non-finite loss or gradient): the worker
-                                   // paused itself; message says which step and what
+  std::vector<EvalResult> eval;                         // filled on evaluation steps
+  std::string message;                                  // e.g. why the run stopped
+  bool diverged = false;  // the step failed (non-finite loss or gradient): the worker
+                          // paused itself; message says which step and what
 };
 
 }  // namespace poslab

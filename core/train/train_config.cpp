@@ -25,7 +25,8 @@ void TrainConfig::validate() const {
     throw InvalidArgument("weight_decay must be >= 0");
   if (run.steps < 0) throw InvalidArgument("steps must be >= 0");
   if (optim.warmup < 0) throw InvalidArgument("warmup must be >= 0");
-  if (optim.minLrRatio < 0 || optim.minLrRatio > 1) throw InvalidArgument("min_lr_ratio must be in [0, 1]");
+  if (optim.minLrRatio < 0 || optim.minLrRatio > 1)
+    throw InvalidArgument("min_lr_ratio must be in [0, 1]");
   if (run.device != "auto" && run.device != "cpu" && run.device != "cuda")
     throw InvalidArgument("device '" + run.device + "' is not one of auto, cpu, cuda");
   for (long long L : run.evalLengths)
@@ -33,8 +34,12 @@ void TrainConfig::validate() const {
 }
 
 void to_json(nlohmann::json& j, const TaskConfig& c) {
-  j = {{"id", c.id}, {"options", c.options}, {"kernel", c.kernel}, {"text_file", c.textFile},
-       {"train_length", c.trainLength}, {"min_train_length", c.minTrainLength},
+  j = {{"id", c.id},
+       {"options", c.options},
+       {"kernel", c.kernel},
+       {"text_file", c.textFile},
+       {"train_length", c.trainLength},
+       {"min_train_length", c.minTrainLength},
        {"head_dim", c.headDim}};
 }
 void from_json(const nlohmann::json& j, TaskConfig& c) {
@@ -48,9 +53,15 @@ void from_json(const nlohmann::json& j, TaskConfig& c) {
   c.headDim = j.value("head_dim", d.headDim);
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
-  j = {{"lr", c.lr},         {"weight_decay", c.weightDecay}, {"beta1", c.beta1},
-       {"beta2", c.beta2},   {"warmup", c.warmup},            {"min_lr_ratio", c.minLrRatio},
-       {"grad_clip", c.gradClip}, {"batch", c.batch}, {"position_lr_scale", c.positionLrScale}};
+  j = {{"lr", c.lr},
+       {"weight_decay", c.weightDecay},
+       {"beta1", c.beta1},
+       {"beta2", c.beta2},
+       {"warmup", c.warmup},
+       {"min_lr_ratio", c.minLrRatio},
+       {"grad_clip", c.gradClip},
+       {"batch", c.batch},
+       {"position_lr_scale", c.positionLrScale}};
 }
 void from_json(const nlohmann::json& j, OptimConfig& c) {
   OptimConfig d;

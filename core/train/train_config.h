@@ -15,9 +15,9 @@
 namespace poslab {
 
 struct OptimConfig {
-  double lr = 3e-3;            // peak learning rate of AdamW
-  double weightDecay = 0.01;   // on matrices only (not norms, biases, position parameters)
-  double beta1 = 0.9;          // AdamW betas
+  double lr = 3e-3;           // peak learning rate of AdamW
+  double weightDecay = 0.01;  // on matrices only (not norms, biases, position parameters)
+  double beta1 = 0.9;         // AdamW betas
   double beta2 = 0.98;
   long long warmup = 50;       // linear warm-up steps, then cosine decay
   double minLrRatio = 0.1;     // final lr = minLrRatio * lr
@@ -27,13 +27,13 @@ struct OptimConfig {
 };
 
 struct RunConfig {
-  uint64_t seed = 0;                        // model init and data; same seed = same run
-  long long steps = 500;                    // optimisation steps
-  std::vector<long long> evalLengths;       // e.g. {64, 256, 1024}; empty: {train length}
-  long long evalEvery = 100;                // evaluate every N steps (0: only at the end)
-  long long evalSequences = 64;             // sequences per evaluation length
-  long long evalTokensPerBatch = 16384;     // batch size at length T: max(1, this / T)
-  std::string device = "auto";              // "auto" (CUDA if available), "cpu", "cuda"
+  uint64_t seed = 0;                     // model init and data; same seed = same run
+  long long steps = 500;                 // optimisation steps
+  std::vector<long long> evalLengths;    // e.g. {64, 256, 1024}; empty: {train length}
+  long long evalEvery = 100;             // evaluate every N steps (0: only at the end)
+  long long evalSequences = 64;          // sequences per evaluation length
+  long long evalTokensPerBatch = 16384;  // batch size at length T: max(1, this / T)
+  std::string device = "auto";           // "auto" (CUDA if available), "cpu", "cuda"
 };
 
 struct TrainConfig {

@@ -11,7 +11,8 @@ class Error : public std::runtime_error {
  public:
   // what: the problem ("gamma = nan is not finite"); hint: how to fix it (may be empty).
   explicit Error(const std::string& what, std::string hint = {})
-      : std::runtime_error(hint.empty() ? what : what + " (" + hint + ")"), hint_(std::move(hint)) {}
+      : std::runtime_error(hint.empty() ? what : what + " (" + hint + ")"),
+        hint_(std::move(hint)) {}
   const std::string& hint() const { return hint_; }
 
  private:

@@ -35,7 +35,9 @@ int configureThreads() {
   return n;
 }
 
-int intraOpThreads() { return at::get_num_threads(); }
+int intraOpThreads() {
+  return at::get_num_threads();
+}
 
 void setThisThreadIntraOpThreads(int n) {
   // torch's lazy per-thread init runs first (get_num_threads), or it would undo ours at the first

@@ -62,7 +62,8 @@ TEST(LagKernels, MatchSpecFormulas) {
   EXPECT_NEAR(raw[2], 0.5 * std::cos(15.0), 1e-15);
   EXPECT_NEAR(bounded[2], (50.0 / 1.5) / 100 * std::cos(15.0), 1e-15);
   EXPECT_NEAR(damped[1], std::exp(-0.1) * (std::cos(1.5) + 0.75 * 0.05 * std::sin(1.5)), 1e-15);
-  EXPECT_NEAR(rhythm[2], (0.25 + 0.85 * 0.5) * (0.65 * std::cos(15.0) + 0.35 * std::sin(35.0)), 1e-15);
+  EXPECT_NEAR(rhythm[2], (0.25 + 0.85 * 0.5) * (0.65 * std::cos(15.0) + 0.35 * std::sin(35.0)),
+              1e-15);
   EXPECT_NEAR(jet[2], 0.125 * std::cos(15.0), 1e-15);
   EXPECT_THROW(lagKernel("high_jet_rx", p, d), InvalidArgument);
   EXPECT_THROW(lagKernel("mystery", p, d), InvalidArgument);

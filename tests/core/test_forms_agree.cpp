@@ -51,7 +51,8 @@ TEST_P(FamilyForms, Float32FastPathsMatchReference) {
   at::Tensor k = randomQK(1, fc.heads, 64, D, at::kFloat, 4);
   at::Tensor pos = positions(0, 64);
   at::Tensor ref = referenceLogits(*enc, q, k, pos, pos);
-  const double scale = at::where(at::isfinite(ref), ref.abs(), at::zeros_like(ref)).max().item<double>();
+  const double scale =
+      at::where(at::isfinite(ref), ref.abs(), at::zeros_like(ref)).max().item<double>();
   at::Tensor direct = attentionLogits(*enc, q, k, pos, pos, Form::Direct);
   EXPECT_EQ(direct.scalar_type(), at::kFloat);
   EXPECT_LT(maxAbsDiff(direct, ref), 2e-4 * (1 + scale)) << fc.id << " direct";
@@ -71,7 +72,8 @@ TEST_P(FamilyForms, FactorizedEqualsDirectAtT512) {
   at::Tensor pos = positions(0, 512);
   at::Tensor direct = attentionLogits(*enc, q, k, pos, pos, Form::Direct, 128);
   at::Tensor fact = attentionLogits(*enc, q, k, pos, pos, Form::Factorized, 128);
-  const double scale = at::where(at::isfinite(direct), direct.abs(), at::zeros_like(direct)).max().item<double>();
+  const double scale =
+      at::where(at::isfinite(direct), direct.abs(), at::zeros_like(direct)).max().item<double>();
   EXPECT_LT(maxAbsDiff(direct, fact), 1e-10 * (1 + scale)) << fc.id;
 }
 

@@ -35,8 +35,14 @@ std::string checkEncoding(const std::string& id, const std::map<std::string, dou
   }
 }
 
-std::vector<std::string> trainingTaskIds() { return taskIds(); }
-std::vector<std::string> probeTargetNames() { return lagKernelNames(); }
-std::vector<std::string> defaultProbeFamilyIds() { return defaultProbeFamilies(); }
+std::vector<std::string> trainingTaskIds() {
+  return taskIds();
+}
+std::vector<std::string> probeTargetNames() {
+  return lagKernelNames();
+}
+std::vector<std::string> defaultProbeFamilyIds() {
+  return defaultProbeFamilies();
+}
 
 }  // namespace poslab::ui

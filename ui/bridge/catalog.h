@@ -27,7 +27,7 @@ const FamilyDescription* findFamily(const std::string& id);
 std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params);
 
 std::vector<std::string> trainingTaskIds();
-std::vector<std::string> probeTargetNames();    // lagKernelNames()
+std::vector<std::string> probeTargetNames();  // lagKernelNames()
 std::vector<std::string> defaultProbeFamilyIds();
 
 }  // namespace poslab::ui

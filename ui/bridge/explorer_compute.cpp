@@ -1,7 +1,6 @@
 // Bridge TU: the explorer's calls into core (includes ATen through the core headers).
 #include "bridge/explorer_compute.h"
 
-
 #include <algorithm>
 #include <exception>
 #include <optional>
@@ -165,7 +164,9 @@ DiagnosticsResult computeDiagnostics(const ExplorerRequest& req) {
 
 }  // namespace
 
-void useOneIntraOpThread() { setThisThreadIntraOpThreads(1); }
+void useOneIntraOpThread() {
+  setThisThreadIntraOpThreads(1);
+}
 
 ExplorerResult computeExplorer(const ExplorerRequest& req) {
   ExplorerResult r;

@@ -6,7 +6,6 @@
 
 namespace poslab::ui {
 
-
 ExplorerWorker::ExplorerWorker() {
   qRegisterMetaType<ExplorerResult>();
   moveToThread(&thread_);
@@ -31,7 +30,9 @@ void ExplorerWorker::post(const ExplorerRequest& request) {
     pending_ = request;
   }
   // One queued call per batch of posts: processPending takes whatever is newest when it runs.
-  if (wasIdle) QMetaObject::invokeMethod(this, [this] { processPending(); }, Qt::QueuedConnection);
+  if (wasIdle)
+    QMetaObject::invokeMethod(
+        this, [this] { processPending(); }, Qt::QueuedConnection);
 }
 
 void ExplorerWorker::processPending() {

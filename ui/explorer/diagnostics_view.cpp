@@ -1,10 +1,10 @@
 #include "explorer/diagnostics_view.h"
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "bridge/catalog.h"
 #include "plot_style.h"
@@ -71,7 +71,8 @@ void DiagnosticsView::showResult(const ExplorerResult& result) {
     energy.push_back(r.energy);
     loo.push_back(r.loo);
     const QString sector = QString::fromStdString(r.sector);
-    ticker->addTick(key, r.sector == "affine" ? sector : QStringLiteral("%1 r=%2").arg(sector).arg(r.order));
+    ticker->addTick(
+        key, r.sector == "affine" ? sector : QStringLiteral("%1 r=%2").arg(sector).arg(r.order));
   }
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setTickLabelRotation(-30);

@@ -15,11 +15,16 @@ namespace poslab::ui {
 namespace {
 QString viewTitle(ExplorerView v) {
   switch (v) {
-    case ExplorerView::Kernel: return QObject::tr("kernel");
-    case ExplorerView::Attention: return QObject::tr("attention map");
-    case ExplorerView::Norms: return QObject::tr("feature norms");
-    case ExplorerView::Probe: return QObject::tr("kernel probe");
-    case ExplorerView::Diagnostics: return QObject::tr("PJ diagnostics");
+    case ExplorerView::Kernel:
+      return QObject::tr("kernel");
+    case ExplorerView::Attention:
+      return QObject::tr("attention map");
+    case ExplorerView::Norms:
+      return QObject::tr("feature norms");
+    case ExplorerView::Probe:
+      return QObject::tr("kernel probe");
+    case ExplorerView::Diagnostics:
+      return QObject::tr("PJ diagnostics");
   }
   return {};
 }
@@ -33,17 +38,21 @@ ExplorerController::ExplorerController(const ExplorerWidgets& widgets, QObject* 
   connect(&worker_, &ExplorerWorker::finished, this, &ExplorerController::onResult,
           Qt::QueuedConnection);
   connect(w_.parameters, &ParameterPanel::familyChanged, this, [this] {
-    if (const FamilyDescription* f = findFamily(w_.parameters->familyId())) w_.formula->showFamily(*f);
+    if (const FamilyDescription* f = findFamily(w_.parameters->familyId()))
+      w_.formula->showFamily(*f);
     markAllStale();
   });
   connect(w_.parameters, &ParameterPanel::valuesChanged, this, &ExplorerController::markAllStale);
-  connect(w_.kernel, &KernelView::settingsChanged, this, [this] { markStale(ExplorerView::Kernel); });
-  connect(w_.attention, &AttentionView::settingsChanged, this, [this] { markStale(ExplorerView::Attention); });
+  connect(w_.kernel, &KernelView::settingsChanged, this,
+          [this] { markStale(ExplorerView::Kernel); });
+  connect(w_.attention, &AttentionView::settingsChanged, this,
+          [this] { markStale(ExplorerView::Attention); });
   connect(w_.norms, &NormsView::settingsChanged, this, [this] { markStale(ExplorerView::Norms); });
   connect(w_.probe, &ProbeView::settingsChanged, this, [this] { markStale(ExplorerView::Probe); });
   connect(w_.diagnostics, &DiagnosticsView::settingsChanged, this,
           [this] { markStale(ExplorerView::Diagnostics); });
-  if (const FamilyDescription* f = findFamily(w_.parameters->familyId())) w_.formula->showFamily(*f);
+  if (const FamilyDescription* f = findFamily(w_.parameters->familyId()))
+    w_.formula->showFamily(*f);
   markAllStale();
 }
 
@@ -52,7 +61,9 @@ void ExplorerController::setCurrentView(std::optional<ExplorerView> view) {
   schedule();
 }
 
-bool ExplorerController::busy() const { return timer_.isActive() || pendingId_ != 0; }
+bool ExplorerController::busy() const {
+  return timer_.isActive() || pendingId_ != 0;
+}
 
 void ExplorerController::markAllStale() {
   stale_ = {ExplorerView::Kernel, ExplorerView::Attention, ExplorerView::Norms, ExplorerView::Probe,
@@ -71,8 +82,10 @@ void ExplorerController::schedule() {
   if (!current_ || !stale_.count(*current_)) return;
   if (pendingId_ != 0 || timer_.isActive()) return;  // the result or the timer sends the newest
   const qint64 since = sinceDispatch_.isValid() ? sinceDispatch_.elapsed() : kCoalesceMs;
-  if (since >= kCoalesceMs) dispatch();
-  else timer_.start(static_cast<int>(kCoalesceMs - since));
+  if (since >= kCoalesceMs)
+    dispatch();
+  else
+    timer_.start(static_cast<int>(kCoalesceMs - since));
 }
 
 void ExplorerController::dispatch() {
@@ -101,11 +114,21 @@ void ExplorerController::onResult(const ExplorerResult& result) {
   const bool ok = result.error.empty();
   if (ok) {
     switch (result.view) {
-      case ExplorerView::Kernel: w_.kernel->showResult(result); break;
-      case ExplorerView::Attention: w_.attention->showResult(result); break;
-      case ExplorerView::Norms: w_.norms->showResult(result); break;
-      case ExplorerView::Probe: w_.probe->showResult(result); break;
-      case ExplorerView::Diagnostics: w_.diagnostics->showResult(result); break;
+      case ExplorerView::Kernel:
+        w_.kernel->showResult(result);
+        break;
+      case ExplorerView::Attention:
+        w_.attention->showResult(result);
+        break;
+      case ExplorerView::Norms:
+        w_.norms->showResult(result);
+        break;
+      case ExplorerView::Probe:
+        w_.probe->showResult(result);
+        break;
+      case ExplorerView::Diagnostics:
+        w_.diagnostics->showResult(result);
+        break;
     }
     lastError_.clear();
     w_.error->clear();

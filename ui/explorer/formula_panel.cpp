@@ -15,11 +15,10 @@ FormulaPanel::FormulaPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void FormulaPanel::showFamily(const FamilyDescription& f) {
-  const QString html =
-      QStringLiteral("<h3>%1</h3><p style='font-size:large'>%2</p><p>%3</p>")
-          .arg(QString::fromStdString(f.title).toHtmlEscaped(),
-               QString::fromStdString(f.formula).toHtmlEscaped(),
-               QString::fromStdString(f.summary).toHtmlEscaped());
+  const QString html = QStringLiteral("<h3>%1</h3><p style='font-size:large'>%2</p><p>%3</p>")
+                           .arg(QString::fromStdString(f.title).toHtmlEscaped(),
+                                QString::fromStdString(f.formula).toHtmlEscaped(),
+                                QString::fromStdString(f.summary).toHtmlEscaped());
   text_->setHtml(html);
 }
 

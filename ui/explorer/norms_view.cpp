@@ -1,10 +1,10 @@
 #include "explorer/norms_view.h"
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "plot_style.h"
 
@@ -61,7 +61,9 @@ void NormsView::fillRequest(ExplorerRequest& request) const {
   request.norms.maxPos = maxPos_->currentData().toLongLong();
 }
 
-QString NormsView::precisionText() const { return precision_->text(); }
+QString NormsView::precisionText() const {
+  return precision_->text();
+}
 
 void NormsView::showResult(const ExplorerResult& result) {
   const NormsResult& n = result.norms;
@@ -80,8 +82,10 @@ void NormsView::showResult(const ExplorerResult& result) {
   plot_->rescaleAxes();
   // Flat ratios (rotations) would give a zero-height range.
   QCPRange yr = plot_->yAxis->range();
-  if (yr.size() < 0.2) plot_->yAxis->setRange(yr.center() - 0.5, yr.center() + 0.5);
-  else plot_->yAxis->scaleRange(1.1);
+  if (yr.size() < 0.2)
+    plot_->yAxis->setRange(yr.center() - 0.5, yr.center() + 0.5);
+  else
+    plot_->yAxis->scaleRange(1.1);
   plot_->yAxis2->scaleRange(1.15);  // log axis: a margin in log space, so extremes stay visible
   fitLogTicks(plot_->yAxis2);
 

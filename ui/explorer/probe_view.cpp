@@ -1,5 +1,6 @@
 #include "explorer/probe_view.h"
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -7,7 +8,6 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "bridge/catalog.h"
 #include "plot_style.h"
@@ -75,7 +75,8 @@ void ProbeView::showResult(const ExplorerResult& result) {
   graphs_.target = plot_->addGraph();  // last: drawn on top
   graphs_.target->setName(tr("target %1").arg(QString::fromStdString(p.target)));
   graphs_.target->setPen(QPen(Qt::black, 3, Qt::DotLine));
-  graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()), true);
+  graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()),
+                          true);
   plot_->rescaleAxes();
   plot_->yAxis->scaleRange(1.08);
   plot_->replot();

@@ -13,7 +13,8 @@ namespace poslab::ui {
 bool saveSessionFile(const QString& path, const SessionState& state, QString* error);
 // Reads FILE into *out. False with *error naming FILE and the problem (missing, unreadable, not
 // JSON with the line and column, wrong format tag, a field of the wrong type).
-// Trained-model files (trained_models[].file) come back absolute, resolved against FILE's directory.
+// Trained-model files (trained_models[].file) come back absolute, resolved against FILE's
+// directory.
 bool loadSessionFile(const QString& path, SessionState* out, QString* error);
 
 // The state string: "poslab1." + base64url(qCompress(compact JSON)), one line, no padding.
