@@ -110,7 +110,7 @@ std::vector<std::string> sectorTeacherNames() {
 
 std::string sectorOfTeacher(const std::string& name) {
   checkTeacherName(name);
-  if (name == "affine") return "affine";
+  if (name == "affine" || name == "recency") return "affine";
   if (name == "lc") return "LC";
   if (name == "lc-affine") return "LC+affine";
   return "FJ";
@@ -123,7 +123,7 @@ double sectorTeacherKernel(const std::string& name, double omega, double L, doub
   if (name == "jet2") return u * u / 2 * c;
   if (name == "jet3") return u * u * u / 6 * c;
   if (name == "affine") return -u;
-  if (name == "recency") return std::exp(-4 * u) * (1 + 0.25 * u * c);
+  if (name == "recency") return -u + 0.25 * u * c;
   const double phi = L * std::asinh(u);  // phi_L(d), the light-cone clock of pj_kernel.h
   if (name == "lc") return std::cos(omega * phi);
   if (name == "lc-affine") return 0.5 * std::cos(omega * phi) - 0.5 * std::asinh(u);

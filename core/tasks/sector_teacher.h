@@ -6,8 +6,8 @@
 //   jet1       u cos(w d)                                FJ, order 1
 //   jet2       (u^2 / 2) cos(w d)                        FJ, order 2
 //   jet3       (u^3 / 6) cos(w d)                        FJ, order 3
-//   recency    e^(-4u) (1 + 0.25 u cos(w d))             FJ (damped, with a weak jet)
 //   affine     -u                                        affine
+//   recency    -u + 0.25 u cos(w d)                      affine, with a weak first jet (FJ)
 //   lc         cos(w phi_L(d)),  phi_L(d) = L asinh(u)   LC
 //   lc-affine  0.5 cos(w phi_L(d)) - 0.5 asinh(u)        LC + affine
 #pragma once
@@ -19,7 +19,9 @@ namespace poslab {
 
 // phase, jet1, jet2, jet3, affine, recency, lc, lc-affine.
 std::vector<std::string> sectorTeacherNames();
-// "FJ", "affine", "LC" or "LC+affine"; throws InvalidArgument for an unknown name.
+// The sector that carries the teacher (the largest part of it): "FJ", "affine", "LC" or
+// "LC+affine". "Recency" is SPEC 1.8's name for the affine sector's coordinate rho(d) = d/L, so the
+// recency teacher is affine with a weak FJ jet on top. Throws InvalidArgument for an unknown name.
 std::string sectorOfTeacher(const std::string& name);
 // K(d) of the teacher, float64, from the table above. Throws InvalidArgument for an unknown name.
 double sectorTeacherKernel(const std::string& name, double omega, double L, double d);

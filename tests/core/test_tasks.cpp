@@ -246,7 +246,7 @@ double specTeacher(const std::string& name, double d, double L, double w) {
   if (name == "jet2") return u * u / 2 * c;
   if (name == "jet3") return u * u * u / 6 * c;
   if (name == "affine") return -u;
-  if (name == "recency") return std::exp(-4 * u) * (1 + 0.25 * u * c);
+  if (name == "recency") return -u + 0.25 * u * c;
   if (name == "lc") return std::cos(w * L * std::asinh(u));
   if (name == "lc-affine") return 0.5 * std::cos(w * L * std::asinh(u)) - 0.5 * std::asinh(u);
   ADD_FAILURE() << name;
@@ -305,7 +305,7 @@ TEST(TaskSectorTeacher, SectorsAndErrors) {
   EXPECT_EQ(sectorOfTeacher("jet1"), "FJ");
   EXPECT_EQ(sectorOfTeacher("jet2"), "FJ");
   EXPECT_EQ(sectorOfTeacher("jet3"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("recency"), "FJ");
+  EXPECT_EQ(sectorOfTeacher("recency"), "affine");
   EXPECT_EQ(sectorOfTeacher("affine"), "affine");
   EXPECT_EQ(sectorOfTeacher("lc"), "LC");
   EXPECT_EQ(sectorOfTeacher("lc-affine"), "LC+affine");
