@@ -9,7 +9,6 @@
 #include "tasks/task.h"
 #include "train/experiment.h"
 #include "util/error.h"
-#include "util/threads.h"
 
 namespace poslab::cli {
 
@@ -17,17 +16,24 @@ namespace {
 void runAndReport(const ExperimentSpec& spec, bool json, const std::string& checkpointDir,
                   int jobs) {
   if (jobs < 0) throw InvalidArgument("--jobs must be 0 (one per core) or more");
-  if (jobs == 0) jobs = intraOpThreads();
+  if (jobs == 0) jobs = defaultExperimentJobs(spec.base);
   const size_t runs = std::max<size_t>(
       1, spec.families.size() * spec.seeds.size() * std::max<size_t>(1, spec.variants.size()));
   jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), runs));
   ExperimentProgressView view(spec.base.run.steps, jobs);
-  auto results = runExperiment(
-      spec,
-      [&](size_t index, size_t total, const RunResult& r, const Snapshot& snap) {
-        view.update(index, total, r, snap);
-      },
-      checkpointDir, jobs);
+  std::vector<RunResult> results;
+  try {
+    results = runExperiment(
+        spec,
+        [&](size_t index, size_t total, const RunResult& r, const Snapshot& snap) {
+          view.update(index, total, r, snap);
+        },
+        checkpointDir, jobs,
+        [&](size_t index, size_t total, const RunResult& r) { view.runDone(index, total, r); });
+  } catch (...) {
+    view.finish();  // clear the live line before the error is printed
+    throw;
+  }
   view.finish();
   if (json) {
     nlohmann::json doc = resultsJson(spec.base.task.id, results);

@@ -38,32 +38,51 @@ void ExperimentProgressView::update(size_t index, size_t total, const RunResult&
     a.label = runLabel(index, total, run);
     a.shortLabel = (run.variant.empty() ? "" : run.variant + " ") + run.family + " s" +
                    std::to_string(run.seed);
-    a.start = now;
     it = active_.emplace(index, a).first;
   }
   it->second.step = snap.step;
   it->second.loss = snap.loss;
-  if (snap.step >= stepsPerRun_) {
-    const double seconds = std::chrono::duration<double>(now - it->second.start).count();
-    char line[160];
-    std::snprintf(line, sizeof line, "%s trained: %lld steps, loss %.4f", it->second.label.c_str(),
-                  snap.step, snap.loss);
-    std::string text = line;
-    if (!std::isnan(snap.accuracy)) {
-      std::snprintf(line, sizeof line, ", acc %.3f", snap.accuracy);
-      text += line;
-    }
-    std::snprintf(line, sizeof line, ", %.0f s", seconds);
-    text += line;
-    std::fprintf(stderr, "%s%s\n", tty_ ? "\r\033[K" : "", text.c_str());
-    active_.erase(it);
-    ++finished_;
-  }
+  it->second.accuracy = snap.accuracy;
   // Redraw the live line at most 10 times a second.
-  if (tty_ && (now - lastDraw_ > std::chrono::milliseconds(100) || snap.step >= stepsPerRun_)) {
+  if (tty_ && now - lastDraw_ > std::chrono::milliseconds(100)) {
     lastDraw_ = now;
     drawLive(total);
   }
+}
+
+void ExperimentProgressView::runDone(size_t index, size_t total, const RunResult& run) {
+  if (jobs_ <= 1) {
+    if (!run.error.empty()) {
+      if (bar_) bar_->finish();
+      bar_.reset();
+      std::fprintf(stderr, "%s failed: %s\n", runLabel(index, total, run).c_str(),
+                   run.error.c_str());
+    }
+    return;
+  }
+  auto it = active_.find(index);
+  const std::string label = runLabel(index, total, run);
+  std::string text = label;
+  char part[160];
+  if (!run.error.empty()) {
+    text += " failed: " + run.error;
+  } else if (it != active_.end()) {
+    std::snprintf(part, sizeof part, " done: %lld steps, loss %.4f", it->second.step,
+                  it->second.loss);
+    text += part;
+    if (!std::isnan(it->second.accuracy)) {
+      std::snprintf(part, sizeof part, ", acc %.3f", it->second.accuracy);
+      text += part;
+    }
+  } else {
+    text += " done";
+  }
+  std::snprintf(part, sizeof part, ", %.0f s", run.seconds);
+  if (run.error.empty()) text += part;
+  std::fprintf(stderr, "%s%s\n", tty_ ? "\r\033[K" : "", text.c_str());
+  if (it != active_.end()) active_.erase(it);
+  ++finished_;
+  if (tty_) drawLive(total);
 }
 
 void ExperimentProgressView::drawLive(size_t total) {

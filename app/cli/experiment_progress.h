@@ -16,8 +16,10 @@ namespace poslab::cli {
 class ExperimentProgressView {
  public:
   ExperimentProgressView(long long stepsPerRun, int jobs);
-  // The runExperiment callback (one call at a time).
+  // runExperiment's callbacks (one call at a time): a training step, and a run that has ended
+  // (trained and evaluated, or failed).
   void update(size_t index, size_t total, const RunResult& run, const Snapshot& snap);
+  void runDone(size_t index, size_t total, const RunResult& run);
   void finish();
 
  private:
@@ -26,7 +28,7 @@ class ExperimentProgressView {
     std::string shortLabel;  // "rope s1", for the live line
     long long step = 0;
     double loss = 0;
-    std::chrono::steady_clock::time_point start;
+    double accuracy = 0;  // NaN for tasks without one
   };
   void drawLive(size_t total);
 

@@ -1,5 +1,6 @@
 #include "train/experiment.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -84,32 +85,48 @@ RunResult trainRun(const PlannedRun& p, const std::function<void(const Snapshot&
 
 }  // namespace
 
+int defaultExperimentJobs(const TrainConfig& base) {
+  const bool gpu = base.run.device == "cuda" || (base.run.device == "auto" && at::hasCUDA());
+  return gpu ? 1 : std::max(1, intraOpThreads());
+}
+
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
-                                     const std::string& checkpointDir, int jobs) {
+                                     const std::string& checkpointDir, int jobs,
+                                     const ExperimentRunDone& runDone) {
   const std::vector<PlannedRun> plan = planRuns(spec);
   const size_t total = plan.size();
   std::vector<RunResult> results(total);
   if (total == 0) return results;
   jobs = std::clamp(jobs, 1, static_cast<int>(total));
 
-  std::mutex progressMutex;  // the callback is called from one job at a time
+  std::mutex progressMutex;  // the callbacks are called from one job at a time
   std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
   std::exception_ptr failure;
+  struct Cancelled {};  // another job failed: this run stops at its next step
   auto work = [&] {
     for (size_t i = next++; i < total; i = next++) {
       try {
         results[i] = trainRun(
             plan[i],
             [&](const Snapshot& snap) {
+              if (failed) throw Cancelled{};
               if (!progress) return;
               std::lock_guard<std::mutex> lock(progressMutex);
               progress(i, total, plan[i].result, snap);
             },
             checkpointDir);
+        if (runDone) {
+          std::lock_guard<std::mutex> lock(progressMutex);
+          runDone(i, total, results[i]);
+        }
+      } catch (const Cancelled&) {
+        return;
       } catch (...) {
         std::lock_guard<std::mutex> lock(progressMutex);
         if (!failure) failure = std::current_exception();
-        next = total;  // the other jobs stop after their current run
+        failed = true;
+        next = total;  // the other jobs stop at their next step
         return;
       }
     }

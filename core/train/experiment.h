@@ -36,7 +36,16 @@ using ExperimentProgress = std::function<void(size_t, size_t, const RunResult&, 
 // each on its own thread with this thread's intra-op threads split between them: for the small
 // models here, two one-thread runs on two cores do about twice the work of one two-thread run.
 // A run's numbers can differ in the last bits between thread counts (summation order).
+// Called once per run when it has ended (trained, evaluated and saved, or failed: r.error), from
+// the job's thread, serialised with the progress calls.
+using ExperimentRunDone = std::function<void(size_t, size_t, const RunResult&)>;
+
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
-                                     const std::string& checkpointDir = {}, int jobs = 1);
+                                     const std::string& checkpointDir = {}, int jobs = 1,
+                                     const ExperimentRunDone& runDone = {});
+
+// The job count `compare` and `run` use when not told: one per intra-op thread (core) on the CPU,
+// one when the runs go to a GPU (they would share it, and CPU threads do not speed it up).
+int defaultExperimentJobs(const TrainConfig& base);
 
 }  // namespace poslab

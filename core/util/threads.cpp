@@ -46,6 +46,10 @@ void setThisThreadIntraOpThreads(int n) {
   using SetThreads = void (*)(int);
   if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads")))
     fn(n < 1 ? 1 : n);
+  // An MKL LibTorch sets MKL's own per-thread count in that init, which OpenMP's does not change.
+  using SetLocal = int (*)(int);
+  if (auto fn = reinterpret_cast<SetLocal>(dlsym(RTLD_DEFAULT, "mkl_set_num_threads_local")))
+    fn(n < 1 ? 1 : n);
 }
 
 }  // namespace poslab

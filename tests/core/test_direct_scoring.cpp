@@ -17,15 +17,18 @@ using testing::positions;
 using testing::randomQK;
 using testing::referenceLogits;
 
-// Two groups that leave two head dims uncovered: order 2 with the saturating shear time, order 3
-// with the linear one, every gamma and shear different.
+// Three groups that leave two head dims uncovered: order 2 with the saturating shear time, order 3
+// with the linear one, order 2 with the absolute-saturating one; every gamma and shear different.
 JordanLayout mixedLayout() {
   JordanLayout layout;
-  layout.dim = 2 * 2 * 3 + 2 * 3 * 2 + 2;  // 26
+  layout.dim = 2 * 2 * 3 + 2 + 2 * 3 * 2 + 2 * 2 * 2;  // 34, dims 12 and 13 uncovered
   layout.groups.push_back(makeJordanGroup(0, 2, {0.004, 0.011, 0.0}, {0.9, 0.31, 0.05},
                                           {0.3, -0.2, 0.05}, ShearKind::Saturating, 24));
   layout.groups.push_back(
       makeJordanGroup(14, 3, {0.002, 0.017}, {0.6, 0.13}, {0.12, -0.4}, ShearKind::Linear, 256));
+  // The only kind whose shear time is not 0 on the (masked) future entries.
+  layout.groups.push_back(makeJordanGroup(26, 2, {0.006, 0.001}, {0.4, 0.07}, {0.25, -0.1},
+                                          ShearKind::AbsoluteSaturating, 40));
   return layout;
 }
 

@@ -2,6 +2,7 @@
 // callback is serialised and sees every step of every run; an error in one run reaches the caller.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 
@@ -32,6 +33,7 @@ ExperimentSpec smallExperiment() {
 
 struct Observed {
   std::vector<RunResult> results;
+  std::vector<size_t> done;               // runDone's indices, in call order
   std::map<size_t, long long> stepsSeen;  // run index -> progress calls
   bool overlapped = false;                // two callbacks at once
 };
@@ -48,7 +50,16 @@ Observed runWithJobs(const ExperimentSpec& spec, int jobs) {
         EXPECT_EQ(snap.step, o.stepsSeen[index]);  // each run's steps in order
         inside.fetch_sub(1);
       },
-      {}, jobs);
+      {}, jobs,
+      [&](size_t index, size_t total, const RunResult& r) {
+        if (inside.fetch_add(1) != 0) o.overlapped = true;
+        EXPECT_EQ(total, 4u);
+        EXPECT_EQ(o.stepsSeen[index], 12);  // after the run's last step
+        EXPECT_TRUE(r.error.empty()) << r.error;
+        EXPECT_FALSE(r.eval.empty());  // evaluated before it counts as done
+        o.done.push_back(index);
+        inside.fetch_sub(1);
+      });
   return o;
 }
 
@@ -76,6 +87,10 @@ TEST(Experiment, ParallelJobsGiveTheSameResultsInPlanOrder) {
     }
     EXPECT_EQ(two.stepsSeen[i], 12);
   }
+  std::vector<size_t> done = two.done;
+  std::sort(done.begin(), done.end());
+  EXPECT_EQ(done, (std::vector<size_t>{0, 1, 2, 3}));  // each run reported done once
+  EXPECT_EQ(one.done, (std::vector<size_t>{0, 1, 2, 3}));
   // Different seeds really are different runs (a mix-up of results would show here).
   EXPECT_NE(two.results[0].eval[0].loss, two.results[1].eval[0].loss);
   EXPECT_FALSE(two.overlapped);
