@@ -17,8 +17,8 @@ void runAndReport(const ExperimentSpec& spec, bool json, const std::string& chec
                   int jobs) {
   if (jobs < 0) throw InvalidArgument("--jobs must be 0 (one per core) or more");
   if (jobs == 0) jobs = defaultExperimentJobs(spec.base);
-  const size_t runs = std::max<size_t>(
-      1, spec.families.size() * spec.seeds.size() * std::max<size_t>(1, spec.variants.size()));
+  // The display needs the count runExperiment will use (no more jobs than runs).
+  const size_t runs = std::max<size_t>(1, experimentRunCount(spec));
   jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), runs));
   ExperimentProgressView view(spec.base.run.steps, jobs);
   std::vector<RunResult> results;

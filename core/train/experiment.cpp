@@ -85,6 +85,10 @@ RunResult trainRun(const PlannedRun& p, const std::function<void(const Snapshot&
 
 }  // namespace
 
+size_t experimentRunCount(const ExperimentSpec& spec) {
+  return std::max<size_t>(1, spec.variants.size()) * spec.families.size() * spec.seeds.size();
+}
+
 int defaultExperimentJobs(const TrainConfig& base) {
   const bool gpu = base.run.device == "cuda" || (base.run.device == "auto" && at::hasCUDA());
   return gpu ? 1 : std::max(1, intraOpThreads());

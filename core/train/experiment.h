@@ -44,6 +44,9 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
                                      const std::string& checkpointDir = {}, int jobs = 1,
                                      const ExperimentRunDone& runDone = {});
 
+// How many runs runExperiment trains: variants (at least one) x families x seeds.
+size_t experimentRunCount(const ExperimentSpec& spec);
+
 // The job count `compare` and `run` use when not told: one per intra-op thread (core) on the CPU,
 // one when the runs go to a GPU (they would share it, and CPU threads do not speed it up).
 int defaultExperimentJobs(const TrainConfig& base);

@@ -72,6 +72,7 @@ TEST(Experiment, ParallelJobsGiveTheSameResultsInPlanOrder) {
   Observed two = runWithJobs(spec, 2);
   setThisThreadIntraOpThreads(before);
 
+  EXPECT_EQ(experimentRunCount(spec), 4u);
   ASSERT_EQ(one.results.size(), 4u);
   ASSERT_EQ(two.results.size(), 4u);
   const std::vector<std::pair<std::string, uint64_t>> order = {
