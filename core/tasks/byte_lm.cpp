@@ -3,21 +3,21 @@
 // Layout, length T: a random window w_0 .. w_T of T+1 consecutive corpus bytes;
 //   tokens = w_0 .. w_{T-1}, targets = w_1 .. w_T (loss at every position); vocab 256.
 // No accuracy (answer all false, hasAccuracy() false), no info.
-// Corpus: config.textFile, or when empty the concatenation, in name order, of the regular files
-// without an extension in /usr/share/games/fortunes/ (Debian fortunes-min; *.dat indexes and
-// *.u8 links skipped). It must be valid UTF-8 and non-empty. The last 10% of its bytes are held
-// out: option "split" 0 = train (the first 90%, default), 1 = eval (the last 10%).
-// T in [1, split size - 1].
+// Corpus: config.textFile, or when empty the concatenation of the three text files of Debian's
+// fortunes-min in /usr/share/games/fortunes/ (fortunes, literature, riddles; other fortune
+// packages' files in that folder are not used, so the corpus is the same on every machine). It must
+// be valid UTF-8 and non-empty. The last 10% of its bytes are held out: option "split" 0 = train
+// (the first 90%, default), 1 = eval (the last 10%). T in [1, split size - 1].
 #include "tasks/byte_lm.h"
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <tuple>
 
+#include "io/input_file.h"
 #include "tasks/task_common.h"
 #include "util/error.h"
 
@@ -28,18 +28,11 @@ namespace {
 constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0005ULL;
 constexpr double kEvalFraction = 0.1;  // the held-out tail of the corpus
 const char* const kFortunesDir = "/usr/share/games/fortunes";
+// The text files of Debian's fortunes-min (98,399 bytes in Debian 12), concatenated in this order.
+constexpr const char* kDefaultCorpusFiles[] = {"fortunes", "literature", "riddles"};
 
 std::string readFile(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InvalidArgument(
-        "byte-lm: text file '" + path.string() + "' " +
-        (std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidArgument("byte-lm: cannot open text file '" + path.string() + "'");
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InvalidArgument("byte-lm: error reading text file '" + path.string() + "'");
-  return data;
+  return readInputFile(path.string(), "byte-lm: text file", kMaxTextInputBytes);
 }
 
 // Offset of the first byte that breaks UTF-8 (overlong forms, surrogates and code points above
@@ -78,28 +71,22 @@ long long firstInvalidUtf8(const std::string& s) {
   return -1;
 }
 
-// The default corpus and a name for messages.
+// The default corpus and a name for messages: exactly the files of fortunes-min, in this order,
+// so it is the same on every machine (other fortune packages add files to the same folder).
 std::pair<std::string, std::string> loadDefaultCorpus() {
   namespace fs = std::filesystem;
   const fs::path dir = kFortunesDir;
-  std::vector<fs::path> files;
-  std::error_code ec;
-  if (fs::is_directory(dir, ec)) {
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      const fs::path& p = entry.path();
-      if (p.filename().string().find('.') != std::string::npos) continue;  // *.dat, *.u8
-      if (!entry.is_regular_file(ec)) continue;
-      files.push_back(p);
-    }
-  }
-  if (files.empty())
-    throw Error("byte-lm: no default corpus: no text files in " + dir.string(),
-                "install the Debian package fortunes-min (scripts/setup.sh does) or pass a UTF-8 "
-                "text file");
-  std::sort(files.begin(), files.end());
   std::string data;
-  for (const auto& f : files) data += readFile(f);
-  return {data, dir.string() + "/* (default corpus)"};
+  for (const char* name : kDefaultCorpusFiles) {
+    const fs::path file = dir / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+      throw Error("byte-lm: no default corpus: " + file.string() + " is missing",
+                  "install the Debian package fortunes-min (scripts/setup.sh does) or pass a "
+                  "UTF-8 text file");
+    data += readFile(file);
+  }
+  return {data, dir.string() + "/{fortunes,literature,riddles} (default corpus)"};
 }
 
 class ByteLmTask : public Task {
@@ -171,9 +158,14 @@ std::string defaultCorpusDirectory() {
   return kFortunesDir;
 }
 
+std::vector<std::string> defaultCorpusFiles() {
+  return {std::begin(kDefaultCorpusFiles), std::end(kDefaultCorpusFiles)};
+}
+
 std::string defaultCorpusDescription() {
-  return std::string("English fortune-cookie texts: the files without an extension in ") +
-         kFortunesDir + "/, concatenated in name order (Debian package fortunes-min)";
+  return std::string(
+             "English fortune-cookie texts: the files fortunes, literature and riddles of ") +
+         kFortunesDir + "/, concatenated in that order (Debian package fortunes-min)";
 }
 
 std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace poslab {
 
@@ -9,5 +10,7 @@ namespace poslab {
 std::string defaultCorpusDescription();
 // The directory holding the default corpus (the Debian fortunes packages' text files).
 std::string defaultCorpusDirectory();
+// The default corpus's files in that directory, in the order they are concatenated.
+std::vector<std::string> defaultCorpusFiles();
 
 }  // namespace poslab

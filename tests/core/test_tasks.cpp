@@ -460,13 +460,23 @@ TEST_F(TaskByteLm, BadFilesAndLengths) {
 }
 
 TEST_F(TaskByteLm, DefaultCorpus) {
-  EXPECT_NE(defaultCorpusDescription().find("fortunes"), std::string::npos);
+  EXPECT_NE(defaultCorpusDescription().find("fortunes-min"), std::string::npos);
+  EXPECT_EQ(defaultCorpusFiles(), (std::vector<std::string>{"fortunes", "literature", "riddles"}));
   if (!std::filesystem::exists(defaultCorpusDirectory()))
     GTEST_SKIP() << "fortunes-min not installed";
+  // The corpus is the three files of fortunes-min and nothing else in the folder: its size is
+  // theirs (98,399 bytes in Debian 12), whatever other fortune packages the machine has.
+  std::uintmax_t total = 0;
+  for (const auto& name : defaultCorpusFiles())
+    total += std::filesystem::file_size(std::filesystem::path(defaultCorpusDirectory()) / name);
+  EXPECT_GT(total, 50000u);
   auto task = makeTask(config("byte-lm"));
-  EXPECT_GT(task->maxLength(), 100000);
+  const auto trainBytes = static_cast<long long>(static_cast<double>(total) * 0.9);
+  EXPECT_EQ(task->maxLength(), trainBytes - 1);  // windows of T + 1 bytes in the first 90%
   const Batch batch = task->sample(4, 256, 1);
   EXPECT_TRUE(at::equal(batch.tokens.slice(1, 1), batch.targets.slice(1, 0, 255)));
+  auto eval = makeTask(config("byte-lm", {{"split", 1}}));
+  EXPECT_EQ(eval->maxLength(), static_cast<long long>(total) - trainBytes - 1);
 }
 
 // ---- determinism, all tasks ---------------------------------------------------------------------
