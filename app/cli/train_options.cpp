@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "encodings/params.h"
+#include "io/json_input.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -102,10 +103,9 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
 TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   TrainConfig c;
   if (!o.configFile.empty()) {
-    std::ifstream in(o.configFile);
-    if (!in) throw InvalidArgument("cannot read --config " + o.configFile);
+    const nlohmann::json j = readJsonFile(o.configFile, "--config");
     try {
-      c = nlohmann::json::parse(in).get<TrainConfig>();
+      c = j.get<TrainConfig>();
     } catch (const nlohmann::json::exception& e) {
       throw InvalidArgument("--config " + o.configFile + " is malformed: " + e.what());
     }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
+#include "io/json_input.h"
 #include "util/error.h"
 
 #ifndef POSLAB_RESOURCE_DIR
@@ -28,17 +28,22 @@ std::vector<std::string> presetNames() {
 }
 
 ExperimentSpec loadPreset(const std::string& nameOrPath) {
+  // A name that is a path (it exists, or names a folder or a .json file) is read as a file, so an
+  // unreadable file is reported as such, not as an unknown preset.
   std::string path = nameOrPath;
-  if (!std::filesystem::exists(path)) path = presetDirectory() + "/" + nameOrPath + ".json";
-  std::ifstream in(path);
-  if (!in) {
-    std::string known;
-    for (const auto& n : presetNames()) known += (known.empty() ? "" : ", ") + n;
-    throw InvalidArgument("unknown preset '" + nameOrPath + "'", "known presets: " + known);
+  const bool looksLikePath = std::filesystem::exists(path) ||
+                             nameOrPath.find('/') != std::string::npos ||
+                             std::filesystem::path(nameOrPath).extension() == ".json";
+  if (!looksLikePath) {
+    path = presetDirectory() + "/" + nameOrPath + ".json";
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : presetNames()) known += (known.empty() ? "" : ", ") + n;
+      throw InvalidArgument("unknown preset '" + nameOrPath + "'", "known presets: " + known);
+    }
   }
-  nlohmann::json j;
+  const nlohmann::json j = readJsonFile(path, "preset file");
   try {
-    in >> j;
     ExperimentSpec s;
     s.name = j.at("name").get<std::string>();
     s.description = j.value("description", "");
@@ -50,7 +55,7 @@ ExperimentSpec loadPreset(const std::string& nameOrPath) {
     s.variants = j.value("variants", s.variants);
     return s;
   } catch (const nlohmann::json::exception& e) {
-    throw Error("preset file " + path + " is malformed: " + e.what());
+    throw InvalidArgument("preset file '" + path + "' is malformed: " + e.what());
   }
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "io/atomic_file.h"
+#include "io/input_file.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
 #include "util/error.h"
@@ -414,9 +415,8 @@ void Trainer::saveCheckpoint(const std::string& path) const {
 }
 
 std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open checkpoint " + path);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string data = readInputFile(path, "checkpoint", kMaxCheckpointBytes);
+  const std::vector<char> bytes(data.begin(), data.end());
   c10::IValue root;
   try {
     root = torch::pickle_load(bytes);

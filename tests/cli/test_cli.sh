@@ -133,7 +133,7 @@ expect_error negative-jobs "--jobs must be 0" "$cli" compare --task kernel-lm --
 expect_error response-wrong-task "bits-then-QUERY" "$cli" response --checkpoint "$tmp/ii/rope-seed0.pt"
 expect_error train-unknown-task "unknown task" "$cli" train --task nonsense --family rope --steps 1
 expect_error train-bad-length "outside what task" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"
-expect_error eval-missing "cannot open checkpoint" "$cli" eval --checkpoint "$tmp/none.pt"
+expect_error eval-missing "checkpoint '$tmp/none.pt' does not exist" "$cli" eval --checkpoint "$tmp/none.pt"
 echo "garbage" > "$tmp/garbage.pt"
 expect_error eval-garbage "not a PosLab checkpoint" "$cli" eval --checkpoint "$tmp/garbage.pt"
 expect_error preset-unknown "unknown preset" "$cli" run --preset nonsense

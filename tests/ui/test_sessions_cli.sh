@@ -50,7 +50,7 @@ expect_error "field 'format'" --session "$tmp/fmt.poslab"
 # Trained models are files next to the session: one that is missing is named (relative to it).
 sed 's/"config": {"task": {"id": "kernel-lm"}}}/&,\n  "trained_models": [{"family": "rope", "file": "m.poslab.d\/run0-rope.pt", "step": 3}]/' \
   "$tmp/good.poslab" >"$tmp/m.poslab"
-expect_error "cannot open checkpoint $tmp/m.poslab.d/run0-rope.pt" --screenshot "$tmp/x.png" --session "$tmp/m.poslab"
+expect_error "checkpoint '$tmp/m.poslab.d/run0-rope.pt' does not exist" --screenshot "$tmp/x.png" --session "$tmp/m.poslab"
 [ ! -e "$tmp/x.png" ] || { echo "a failed request wrote a file"; exit 1; }
 
 timeout 120 "$gui" --screenshot "$tmp/session.png" --session "$tmp/good.poslab" >/dev/null

@@ -6,7 +6,11 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <cstdint>
 #include <string>
+
+#include "io/input_file.h"
+#include "util/error.h"
 
 namespace poslab::ui {
 
@@ -31,6 +35,14 @@ bool parseJson(const QByteArray& bytes, nlohmann::json* out, QString* error) {
                  .arg(column)
                  .arg(QString::fromStdString(detail));
     return false;
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range 406: a number literal no double can hold ("gamma": 1e400).
+    const std::string what = e.what();
+    const auto bracket = what.find("] ");
+    *error = QObject::tr("not valid JSON (%1)")
+                 .arg(QString::fromStdString(
+                     bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    return false;
   }
 }
 
@@ -53,18 +65,23 @@ bool saveSessionFile(const QString& path, const SessionState& state, QString* er
 }
 
 bool loadSessionFile(const QString& path, SessionState* out, QString* error) {
-  QFile file(path);
   if (!QFileInfo::exists(path)) {
     *error = QObject::tr("session file %1 does not exist").arg(path);
     return false;
   }
-  if (!file.open(QIODevice::ReadOnly)) {
-    *error = QObject::tr("cannot read session file %1: %2").arg(path, file.errorString());
+  // Regular files only and at most kMaxJsonInputBytes: a FIFO or /dev/zero cannot hang or
+  // exhaust memory.
+  QByteArray bytes;
+  try {
+    const std::string data = readInputFile(path.toStdString(), "session file", kMaxJsonInputBytes);
+    bytes = QByteArray(data.data(), static_cast<qsizetype>(data.size()));
+  } catch (const Error& e) {
+    *error = QString::fromStdString(e.what());
     return false;
   }
   nlohmann::json j;
   QString problem;
-  if (!parseJson(file.readAll(), &j, &problem) || !sessionFromJson(j, *out, &problem)) {
+  if (!parseJson(bytes, &j, &problem) || !sessionFromJson(j, *out, &problem)) {
     *error = QObject::tr("session file %1: %2").arg(path, problem);
     return false;
   }
@@ -103,9 +120,26 @@ bool decodeStateString(const QString& text, SessionState* out, QString* error) {
                    .arg(prefix);
     return false;
   }
+  if (static_cast<std::uintmax_t>(t.size()) > kMaxJsonInputBytes) {
+    *error =
+        QObject::tr("the state string is %1 characters, more than a state can have").arg(t.size());
+    return false;
+  }
   const auto decoded = QByteArray::fromBase64Encoding(
       t.mid(prefix.size()).toLatin1(),
       QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
+  // qUncompress allocates the size its 4-byte big-endian header claims: check it first, so a
+  // forged header cannot ask for gigabytes.
+  if (decoded && decoded->size() >= 4) {
+    const auto* h = reinterpret_cast<const unsigned char*>(decoded->constData());
+    const std::uintmax_t claimed = (std::uintmax_t{h[0]} << 24) | (std::uintmax_t{h[1]} << 16) |
+                                   (std::uintmax_t{h[2]} << 8) | std::uintmax_t{h[3]};
+    if (claimed > kMaxJsonInputBytes) {
+      *error = QObject::tr("the state string unpacks to %1 bytes, more than a state can have")
+                   .arg(static_cast<qulonglong>(claimed));
+      return false;
+    }
+  }
   const QByteArray json = decoded ? qUncompress(*decoded) : QByteArray();
   if (!decoded || json.isEmpty()) {
     *error = QObject::tr(
