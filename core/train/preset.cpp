@@ -1,21 +1,16 @@
 #include "train/preset.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 
 #include "io/json_input.h"
+#include "io/resource_dir.h"
 #include "util/error.h"
-
-#ifndef POSLAB_RESOURCE_DIR
-#define POSLAB_RESOURCE_DIR "resources"
-#endif
 
 namespace poslab {
 
 std::string presetDirectory() {
-  if (const char* env = std::getenv("POSLAB_RESOURCES")) return std::string(env) + "/presets";
-  return std::string(POSLAB_RESOURCE_DIR) + "/presets";
+  return resourceDirectory() + "/presets";
 }
 
 std::vector<std::string> presetNames() {
