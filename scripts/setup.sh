@@ -20,6 +20,7 @@ packages=(
   qt6-svg-dev           # Qt 6 Svg (icons, plot export)
   libqcustomplot-dev libqcustomplot2.1-qt6  # QCustomPlot, the GUI's plots (Qt 6 build)
   xvfb xauth            # a virtual display for running the GUI headless (xvfb-run)
+  dpkg-dev file         # the Debian package (scripts/package.sh): dpkg-shlibdeps, cpack's ELF check
 )
 
 missing=()
