@@ -41,10 +41,9 @@ struct PjFit {
 PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
                        const std::vector<double>& lags, const std::vector<double>& target);
 
-// The diagnose workflow (CLI `diagnose`, the GUI's diagnostics tab; MATH 4.2.4): a target kernel
-// (MATH 3.2.1) over lags 1..L-1, fitted by the PJ-bias basis whose shape (L, order, rho, kappa)
-// comes from a pj-bias parameter set; the head's frequency is the target's omega, or else the
-// shown head's own.
+// The diagnose workflow (CLI `diagnose`, GUI diagnostics tab; MATH 4.2.4): a MATH 3.2.1 target
+// over lags 1..L-1, fitted by the PJ-bias basis whose shape (L, order, rho, kappa) comes from a
+// pj-bias parameter set; the head's frequency is the target's omega, or else the shown head's own.
 struct PjTargetFit {
   std::string target;
   double omega = 0;            // frequency the fit used

@@ -87,9 +87,8 @@ class Encoding {
   // The factor on s in the logit: 1/sqrt(D) (times YaRN's temperature).
   virtual double scoreScale() const;
 
-  // Float64 reference of the full logit l(i,j) for one head (0-based), written from the formulas
-  // of docs/MATH.md with plain loops and std::complex, independent of the fast paths. q, k point
-  // at D doubles.
+  // Float64 reference of the full logit l(i,j) for one head (0-based), written from docs/MATH.md
+  // with plain loops and std::complex, independent of the fast paths. q, k point at D doubles.
   virtual double referenceLogit(const double* q, const double* k, long long i, long long j,
                                 long long head) const = 0;
 

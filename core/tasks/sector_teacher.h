@@ -21,8 +21,7 @@ namespace poslab {
 std::vector<std::string> sectorTeacherNames();
 // The sector that carries the teacher (the largest part of it): "FJ", "affine", "LC" or
 // "LC+affine". "Recency" is MATH 1.8.1's name for the affine sector's coordinate rho(d) = d/L,
-// so the recency teacher is affine with a weak FJ jet on top. Throws InvalidArgument for an
-// unknown name.
+// so the recency teacher is affine with a weak FJ jet on top. Throws InvalidArgument if unknown.
 std::string sectorOfTeacher(const std::string& name);
 // K(d) of the teacher, float64, from the table above. Throws InvalidArgument for an unknown name.
 double sectorTeacherKernel(const std::string& name, double omega, double L, double d);
