@@ -1,5 +1,5 @@
 // `poslab-cli diagnose --target NAME`: fit the PJ-bias basis to a target kernel and print mass,
-// energy and leave-one-order-out per sector and order (SPEC 1.8).
+// energy and leave-one-order-out per sector and order (docs/MATH.md 4.2).
 #include <iostream>
 
 #include "analysis/pj_diagnostics.h"

@@ -1,4 +1,4 @@
-// `poslab-cli probe`: the kernel probe of SPEC 3, MSE per family, best first.
+// `poslab-cli probe`: the kernel probe of docs/MATH.md 4.1, MSE per family, best first.
 #include <iostream>
 #include <sstream>
 

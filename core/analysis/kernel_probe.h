@@ -1,4 +1,4 @@
-// The kernel probe (SPEC section 3): least-squares fit of a target lag function over d in [1, L)
+// The kernel probe (docs/MATH.md 4.1): least-squares fit of a target lag function over d in [1, L)
 // with each family's kernel basis; MSE per family. No training. Every family is probed at the
 // target's frequency channel (Encoding::probeBasis): RoPE with the pair nearest omega, the Jordan
 // families with one block at omega, ALiBi with its per-head ramps.

@@ -1,4 +1,4 @@
-// PJ-RoPE diagnostics (SPEC 1.8), per sector and jet order:
+// PJ-RoPE diagnostics (docs/MATH.md 4.2), per sector and jet order:
 //   effective mass     M = g_sector alpha_r |zeta_r| (affine: g_aff * slope), and M / sum M;
 //   functional energy  E = ||C|| / ||sum_j C_j|| over the evaluation lags;
 //   leave-one-out      LOO = MSE(kernel without C, target) - MSE(kernel, target).
@@ -41,9 +41,9 @@ struct PjFit {
 PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
                        const std::vector<double>& lags, const std::vector<double>& target);
 
-// The diagnose workflow (CLI `diagnose`, the GUI's diagnostics tab): a SPEC-3 target kernel over
-// lags 1..L-1, fitted by the PJ-bias basis whose shape (L, order, rho, kappa) comes from a pj-bias
-// parameter set; the head's frequency is the target's omega, or else the shown head's own.
+// The diagnose workflow (CLI `diagnose`, GUI diagnostics tab; MATH 4.2.4): a MATH 3.2.1 target
+// over lags 1..L-1, fitted by the PJ-bias basis whose shape (L, order, rho, kappa) comes from a
+// pj-bias parameter set; the head's frequency is the target's omega, or else the shown head's own.
 struct PjTargetFit {
   std::string target;
   double omega = 0;            // frequency the fit used

@@ -1,4 +1,4 @@
-// ALiBi (SPEC 1.3): b(i,j) = -m_h d, slopes m_h = 2^(-8h/H) for H a power of two, else the
+// ALiBi (docs/MATH.md 1.3): b(i,j) = -m_h d, slopes m_h = 2^(-8h/H) for H a power of two, else the
 // slopes of the largest power of two c below H, then every other slope of the 2c set.
 // Press et al., "Train Short, Test Long".
 #include "encodings/alibi.h"

@@ -1,4 +1,4 @@
-// ALiBi's bias (SPEC 1.3), shared by the alibi and rope-alibi families.
+// ALiBi's bias (docs/MATH.md 1.3), shared by the alibi and rope-alibi families.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -1,4 +1,4 @@
-// Damped RoPE (SPEC 1.5): RoPE with a decay, per pair the complex factor e^((-gamma + i omega) d):
+// Damped RoPE (MATH 1.5): RoPE with a decay, per pair the complex factor e^((-gamma + i omega) d):
 //     s(i,j) = sum_c e^(-gamma d) Re( conj(q_c) k_c e^(i omega_c d) ).
 // The semisimple baseline of the Jordan family (eta = 0). Kernel basis
 // {1, e^(-gamma d) cos(omega d), e^(-gamma d) sin(omega d)}.

@@ -1,4 +1,4 @@
-// Direct sum (SPEC 1.6): phase and distance in separate subspaces. The first D/2 dims are RoPE
+// Direct sum (MATH 1.6): phase and distance in separate subspaces. The first D/2 dims are RoPE
 // pairs (theta_c = base^(-2c/(D/2))); the other D/2 dims are real unipotent Jordan blocks (omega =
 // 0: decay and shear, no rotation): an undamped block G(d) = I + (d/L) N and a damped block G(d) =
 // e^(-gamma d)(I + (tau(d)/L) N), tau(d) = d / (1 + d/L). Kernel basis

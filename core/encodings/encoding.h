@@ -1,6 +1,6 @@
 // The one seam between position encodings and attention.
 //
-// Conventions (SPEC section 0): query position i, key position j, lag d = i - j >= 0, head
+// Conventions (docs/MATH.md 0): query position i, key position j, lag d = i - j >= 0, head
 // dimension D. The logit is l(i,j) = scoreScale * s(i,j) + b(i,j): a content-position score s plus
 // an additive bias b. Attention code sees only this interface; each family lives in its own file.
 #pragma once
@@ -87,8 +87,8 @@ class Encoding {
   // The factor on s in the logit: 1/sqrt(D) (times YaRN's temperature).
   virtual double scoreScale() const;
 
-  // Float64 reference of the full logit l(i,j) for one head (0-based), written from SPEC with
-  // plain loops and std::complex, independent of the fast paths. q, k point at D doubles.
+  // Float64 reference of the full logit l(i,j) for one head (0-based), written from docs/MATH.md
+  // with plain loops and std::complex, independent of the fast paths. q, k point at D doubles.
   virtual double referenceLogit(const double* q, const double* k, long long i, long long j,
                                 long long head) const = 0;
 

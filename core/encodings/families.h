@@ -1,4 +1,4 @@
-// One entry per encoding family (SPEC section 1); each is defined in its own file.
+// One entry per encoding family (docs/MATH.md 1); each is defined in its own file.
 #pragma once
 
 #include <memory>

@@ -81,7 +81,7 @@ void appendJordanBlockBasis(LagBasis& basis, double gamma, double omega, double 
                             long long order, ShearKind kind, double L, const std::string& timeName,
                             double timeUnit = 1.0, bool decayed = true);
 
-// tau(d) = d / (1 + |d| / L): the stabilized shear time of SPEC 1.7.
+// tau(d) = d / (1 + |d| / L): the stabilized shear time of MATH 1.7.5.
 inline double stabilizedTau(double d, double L) {
   return d / (1.0 + (d < 0 ? -d : d) / L);
 }

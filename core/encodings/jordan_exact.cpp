@@ -1,11 +1,11 @@
-// Jordan-RoPE, exact (SPEC 1.7). Blocks of two complex dims (4 reals) with generator
+// Jordan-RoPE, exact (docs/MATH.md 1.7.2). Blocks of two complex dims (4 reals) with generator
 // J = lambda I + eta N, lambda = -gamma + i omega, N^2 = 0:
 //     G(d) = e^(lambda d)(I + eta d N),   s_b = Re(q_b^H G(d) k_b)
 //          = e^(-gamma d)[Re A cos(omega d) - Im A sin(omega d) + eta d (Re B cos - Im B sin)],
 // A = conj(q1) k1 + conj(q2) k2, B = conj(q1) k2. The d e^(i omega d) "frequency tangent" couples
 // distance and phase. Obeys the group law: factorized by the contragredient query action
 // (keys G(-j) k, queries G(i)^H q), which overflows in float32 at long range (reported, never
-// silent); the direct form is safe. Jordan-RoPE paper, section 3.
+// silent); the direct form is safe. Jordan-RoPE paper, section 3; MATH 1.7.3, 1.7.4.
 #include "encodings/common_params.h"
 #include "encodings/families.h"
 #include "encodings/jordan_family.h"

@@ -1,4 +1,4 @@
-// Shared body of the Jordan-RoPE families (SPEC 1.7) and PJ-rotary (SPEC 1.8): the head is cut into
+// Shared body of the Jordan-RoPE families (MATH 1.7) and PJ-rotary (MATH 1.8.3): the head is cut in
 // blocks of `order` complex dims (2*order reals), block b rotating at omega_b = base^(-2b/D) unless
 // pin_omega, decaying at gamma, shearing with coefficient a along the shear time t.
 #pragma once

@@ -1,4 +1,4 @@
-// Jordan-RoPE of order m = 3 and m = 4 (SPEC 1.7): blocks of m complex dims (2m reals),
+// Jordan-RoPE of order m = 3 and m = 4 (docs/MATH.md 1.7.8): blocks of m complex dims (2m reals),
 //     G(d) = e^(lambda d) sum_{r<m} (eta d)^r / r! N^r,
 // adding the jets (eta d)^r / r! e^(i omega d), r < m, to the basis. Exact shear: factorized and
 // direct. The two orders share this file because they differ only in m.

@@ -1,4 +1,4 @@
-// Jordan-RoPE, scaled-exact (SPEC 1.7): gamma = c / L and shear time d / L,
+// Jordan-RoPE, scaled-exact (docs/MATH.md 1.7.7): gamma = c / L and shear time d / L,
 //     G(d) = e^((-c/L + i omega) d)(I + eta (d/L) N).
 // Keeps the group law (factorized and direct). c = 1 by default; c = 0.1 is the other published
 // setting.

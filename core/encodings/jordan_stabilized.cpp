@@ -1,4 +1,4 @@
-// Jordan-RoPE, stabilized (relative) (SPEC 1.7): the exact block with the bounded shear time
+// Jordan-RoPE, stabilized (relative) (MATH 1.7.5): the exact block with the bounded shear time
 // tau(d) = d / (1 + d/L):
 //     s_b = e^(-gamma d)[Re(A e^(i omega d)) + eta tau(d) Re(B e^(i omega d))].
 // Breaks the group law, so it exists only in the direct form. The kernel of the paper's probes.

@@ -1,4 +1,4 @@
-// Jordan-RoPE, stabilized with absolute shear (SPEC 1.7): the reference code's trainable version.
+// Jordan-RoPE, stabilized with absolute shear (MATH 1.7.6): the reference code's trainable version.
 // The factorized form with the shear coordinate saturated per absolute position,
 // tau(p) = p / (1 + |p|/L): keys e^(-lambda j)(I - eta tau(j) N) k, queries
 // (e^(lambda i)(I + eta tau(i) N))^H q, so s_b = Re(q^H e^(lambda d)(I + eta (tau(i) - tau(j)) N)

@@ -1,4 +1,4 @@
-// NoPE (SPEC 1.1): no positional signal; s(i,j) = q . k. The causal mask alone orders tokens.
+// NoPE (MATH 1.1): no positional signal; s(i,j) = q . k. The causal mask alone orders tokens.
 #include "encodings/common_params.h"
 #include "encodings/content_encoding.h"
 #include "encodings/families.h"

@@ -1,5 +1,5 @@
 // Named scalar parameters of an encoding family: their specs (default, range, meaning) and a
-// validated set of values. Names follow SPEC.md: gamma, omega, eta, L, c, base, scale, kappa,
+// validated set of values. Names follow docs/MATH.md: gamma, omega, eta, L, c, base, scale, kappa,
 // order, heads, head_dim, g_fj, g_aff, g_lc, plus a few family-specific ones.
 #pragma once
 

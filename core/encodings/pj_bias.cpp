@@ -1,4 +1,4 @@
-// PJ-RoPE, bias regime (SPEC 1.8): a learnable scalar additive logit kernel per head,
+// PJ-RoPE, bias regime (docs/MATH.md 1.8.2): a learnable scalar additive logit kernel per head,
 //     b_h(d) = g_FJ sum_r FJ_r(d) + g_aff Aff(d) + g_LC sum_r LC_r(d)      (see pj_kernel.h),
 // on top of the plain content score q . k / sqrt(D). Not a feature transform: q and k are
 // untouched, so the "factorized" form is the identity plus the bias. PJ-RoPE paper.

@@ -9,7 +9,7 @@
 namespace poslab {
 
 PjShape pjShapeFromParams(const ParamSet& p);
-// Per-head coefficients at their initial values (SPEC 1.8): alpha uniform over orders, zeta = 1,
+// Per-head coefficients at their initial values (MATH 1.8.2): alpha uniform over orders, zeta = 1,
 // gates g_s / sum g, omega_h = 2 pi linspace(1, 17, H)[h] / L unless pin_omega.
 std::vector<PjHead> pjHeadsFromParams(const ParamSet& p);
 

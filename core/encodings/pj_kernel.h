@@ -1,4 +1,4 @@
-// The PJ-RoPE additive kernel (SPEC 1.8) for one head, in its three sectors:
+// The PJ-RoPE additive kernel (docs/MATH.md 1.8.2) for one head, in its three sectors:
 //   FJ_r(d)  = ((d/L)^r / r!) e^(-kappa d/L) alpha_r Re(zeta_r e^(i omega d))        (Fourier-jet)
 //   Aff(d)   = -slope * rho(d),  rho(d) = d/L or asinh(d/L)                           (affine)
 //   LC_r(d)  = beta_L(d)^r alpha_r Re(zeta_r e^(i omega phi_L(d)))                     (light cone)

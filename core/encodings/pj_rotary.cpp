@@ -1,4 +1,4 @@
-// PJ-RoPE, rotary regime (SPEC 1.8): the exact feature transform. A direct sum of Jordan blocks of
+// PJ-RoPE, rotary form (MATH 1.8.3): the exact feature transform. A direct sum of Jordan blocks of
 // order r (r + 1 complex dims each), G_b(d) = e^(lambda_b d) sum_{k<=r} (eta d N / L)^k / k!, with
 // the contragredient query action and shear coordinate eta * pos / L. The last `affine_blocks`
 // blocks have lambda = 0 and give the affine sector as a transform. Order 0 reduces to RoPE,

@@ -1,4 +1,4 @@
-// PoPE, polar coordinate positional embedding (SPEC 1.9). All D components are frequencies,
+// PoPE, polar coordinate positional embedding (docs/MATH.md 1.9). All D components are frequencies,
 // theta_c = base^(-c/D); magnitudes from content, mu = softplus(x_c); phases from position only:
 //     s(t, u) = sum_c mu_q(t,c) mu_k(u,c) cos((t - u) theta_c - delta_c),  delta_c in [-2 pi, 0].
 // Factorized: q' = [mu_q cos(t theta), mu_q sin(t theta)], k' = [mu_k cos(u theta + delta),

@@ -1,4 +1,4 @@
-// PoPE's per-position transform (SPEC 1.9), shared by the family and the trainable module.
+// PoPE's per-position transform (docs/MATH.md 1.9), shared by the family and the trainable module.
 #pragma once
 
 #include <ATen/core/Tensor.h>

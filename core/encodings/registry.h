@@ -10,7 +10,7 @@
 
 namespace poslab {
 
-// Every family, in the order of SPEC section 1.
+// Every family, in the order of docs/MATH.md section 1.
 const std::vector<const FamilyInfo*>& allFamilies();
 // Throws InvalidArgument naming the unknown id and listing the known ones.
 const FamilyInfo& familyInfo(const std::string& id);

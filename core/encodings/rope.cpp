@@ -1,4 +1,4 @@
-// RoPE (SPEC 1.2). Channel pairs c = 0..D/2-1 rotate at theta_c = base^(-2c/D):
+// RoPE (docs/MATH.md 1.2). Channel pairs c = 0..D/2-1 rotate at theta_c = base^(-2c/D):
 //     s(i,j) = sum_c Re( conj(q_c) k_c e^(i theta_c d) ),  kernel basis cos(theta_c d), sin(theta_c
 //     d).
 // Su et al., RoFormer. Sign convention: see rope_like.h.

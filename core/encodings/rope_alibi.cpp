@@ -1,4 +1,4 @@
-// RoPE + ALiBi (SPEC 1.4): RoPE's rotation and ALiBi's linear bias together,
+// RoPE + ALiBi (docs/MATH.md 1.4): RoPE's rotation and ALiBi's linear bias together,
 //     l(i,j) = Σ_c Re(conj(q_c) k_c e^(i theta_c d)) / sqrt(D) - m_h d.
 // The strongest natural-language baseline of the Jordan-RoPE paper.
 #include "encodings/alibi.h"

@@ -1,12 +1,12 @@
 // Shared body of the families that rotate D/2 channel pairs, each pair c a complex number with
 // its own frequency theta_c and decay gamma_c: RoPE, PI, NTK, YaRN, xPos, damped RoPE, RoPE+ALiBi.
 //
-// Sign convention (one for every rotary family): s_c = Re( conj(q_c) k_c e^((-gamma_c + i theta_c)
-// d) ), the gamma = 0, eta = 0 member of the Jordan family, so that the reductions of SPEC hold
-// exactly. The factorized form therefore rotates q and k by e^(-i theta p). The counter-clockwise
-// rotation of the RoPE paper gives the mirror image Re(conj(q_c) k_c e^(-i theta_c d)): the same
-// family with theta -> -theta and the same kernel basis {cos theta d, sin theta d}; a test checks
-// this.
+// Sign convention (one for every rotary family; MATH 0.3): s_c = Re( conj(q_c) k_c
+// e^((-gamma_c + i theta_c) d) ), the gamma = 0, eta = 0 member of the Jordan family, so that the
+// reductions of docs/MATH.md hold exactly. The factorized form therefore rotates q and k by
+// e^(-i theta p). The counter-clockwise rotation of the RoPE paper gives the mirror image
+// Re(conj(q_c) k_c e^(-i theta_c d)): the same family with theta -> -theta and the same kernel
+// basis {cos theta d, sin theta d}; a test checks this.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// NTK-aware RoPE scaling (SPEC 1.2): base' = base * s^(D/(D-2)); high frequencies barely move,
+// NTK-aware RoPE scaling (MATH 1.2.2): base' = base * s^(D/(D-2)); high frequencies barely move,
 // the lowest is divided by s.
 #include "encodings/common_params.h"
 #include "encodings/families.h"

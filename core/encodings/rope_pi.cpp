@@ -1,4 +1,4 @@
-// RoPE with position interpolation (SPEC 1.2): every theta_c divided by s = L_eval / L_train,
+// RoPE with position interpolation (MATH 1.2.1): every theta_c divided by s = L_eval / L_train,
 // so positions up to s * L_train fall inside the trained angle range. Chen et al., 2023.
 #include "encodings/common_params.h"
 #include "encodings/families.h"

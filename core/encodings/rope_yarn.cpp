@@ -1,4 +1,4 @@
-// YaRN (SPEC 1.2): frequencies blended between theta_c / s and theta_c by a ramp over channels
+// YaRN (MATH 1.2.3): frequencies blended between theta_c / s and theta_c by a ramp over channels
 // (corr(r) = D ln(L_train / (2 pi r)) / (2 ln base), low = corr(32), high = corr(1)), and an
 // attention temperature: q and k scaled by 0.1 ln(s) + 1. Peng et al., 2023.
 #include "encodings/common_params.h"

@@ -31,7 +31,7 @@ class RotaryEncoding : public Encoding {
   JordanLayout layout_;
 };
 
-// Float64 reference for one block, straight from SPEC 1.7: s = Re(q^H G k) with the explicit
+// Float64 reference for one block, straight from MATH 1.7.1: s = Re(q^H G k) with the explicit
 // m x m complex matrix G = e^(lambda d) sum_{r<m} (shearTime)^r / r! N^r, lambda = -gamma + i
 // omega. q, k point at the block's 2m reals (re, im interleaved); shearTime is a * t already.
 double referenceJordanBlock(const double* q, const double* k, long long m, double gamma,

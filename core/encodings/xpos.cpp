@@ -1,4 +1,4 @@
-// xPos (SPEC 1.2): RoPE with q scaled by zeta_c^(i/512) and k by zeta_c^(-j/512),
+// xPos (docs/MATH.md 1.2.4): RoPE with q scaled by zeta_c^(i/512) and k by zeta_c^(-j/512),
 // zeta_c = (2c + 0.4 D) / (1.4 D): the score decays as zeta_c^(d/512) = e^(-gamma_c d) with
 // gamma_c = -ln(zeta_c) / 512. Sun et al., 2022.
 #include <cmath>

@@ -1,4 +1,4 @@
-// Configuration of the tiny causal transformer (SPEC section 2). Plain struct, one comment and an
+// Configuration of the tiny causal transformer (docs/MATH.md 2.1). Plain struct, one comment and an
 // example value per field; saved as JSON with every run and checkpoint.
 #pragma once
 

@@ -13,9 +13,9 @@
 namespace poslab {
 
 namespace {
-constexpr double kGammaMin = 1e-4;   // SPEC 1.7: gamma = softplus(raw) + gamma_min
-constexpr double kGammaInit = 1e-4;  // SPEC 1.7: initial gamma
-constexpr double kEtaInit = 0.0;     // SPEC 1.7: initial eta
+constexpr double kGammaMin = 1e-4;   // MATH 2.3: gamma = softplus(raw) + gamma_min
+constexpr double kGammaInit = 1e-4;  // MATH 2.3: initial gamma
+constexpr double kEtaInit = 0.0;     // MATH 2.3: initial eta
 
 double inverseSoftplus(double y) {
   y = std::max(y, 1e-8);
@@ -236,7 +236,7 @@ std::map<std::string, std::vector<double>> PositionModuleImpl::snapshot() const 
     out["gate_LC"] = values(t.gates.select(1, 2));
     out["kappa"] = values(t.kappa);
     out["slope"] = values(t.slope);
-    // Effective mass per sector and order, averaged over heads (SPEC 1.8).
+    // Effective mass per sector and order, averaged over heads (MATH 2.3, 4.2.1).
     at::Tensor zf = t.zetaFj.norm(2, -1), zl = t.zetaLc.norm(2, -1);  // (H, R+1)
     at::Tensor mFj = (t.gates.select(1, 0).unsqueeze(1) * t.alphaFj * zf).mean(0);
     at::Tensor mLc = (t.gates.select(1, 2).unsqueeze(1) * t.alphaLc * zl).mean(0);

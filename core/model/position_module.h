@@ -1,4 +1,4 @@
-// The trainable side of a position family: owns its learnable parameters (SPEC 1.7-1.9 with their
+// The trainable side of a position family: owns its learnable parameters (MATH 2.3 with their
 // parameterisations) and scores blocks of attention logits through the one seam of encoding.h.
 //   Jordan gamma = softplus(raw) + 1e-4, eta = eta_max tanh(raw) (eta_max 0.1, or 1 in d/L units);
 //   PJ-bias gates = softmax over enabled sectors, alpha = softmax over orders, zeta free,
@@ -25,7 +25,7 @@ namespace poslab {
 using BlockScorer = std::function<at::Tensor(int64_t q0, int64_t qn, int64_t k0, int64_t kn)>;
 
 // Family parameters as the model uses them: the user's overrides, plus heads / head_dim from the
-// model, L = trainLength, and SPEC's initial gamma = 1e-4, eta = 0 where the user set none.
+// model, L = trainLength, and the initial gamma = 1e-4, eta = 0 (MATH 2.3) where the user set none.
 std::map<std::string, double> resolvedFamilyParams(const ModelConfig& cfg, long long trainLength);
 
 class PositionModuleImpl : public torch::nn::Module {

@@ -1,4 +1,4 @@
-// The tiny pre-norm causal transformer of SPEC section 2, plain and top to bottom:
+// The tiny pre-norm causal transformer of docs/MATH.md 2.1, plain and top to bottom:
 // token embedding (no absolute positions) -> layers x [norm -> causal attention with the position
 // family -> residual -> norm -> MLP (GELU, 4x) -> residual] -> final norm -> linear head.
 #pragma once

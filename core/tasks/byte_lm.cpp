@@ -1,4 +1,4 @@
-// Byte-level LM task (SPEC 3).
+// Byte-level LM task (docs/MATH.md 3.5).
 //
 // Layout, length T: a random window w_0 .. w_T of T+1 consecutive corpus bytes;
 //   tokens = w_0 .. w_{T-1}, targets = w_1 .. w_T (loss at every position); vocab 256.

@@ -1,4 +1,4 @@
-// Byte-level language modelling (SPEC 3): the bytes of a UTF-8 text file are the tokens.
+// Byte-level language modelling (docs/MATH.md 3.5): the bytes of a UTF-8 text file are the tokens.
 #pragma once
 
 #include <string>

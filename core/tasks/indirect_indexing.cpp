@@ -1,4 +1,4 @@
-// Indirect indexing (PoPE paper; SPEC 3): find the source character in a sequence of distinct
+// Indirect indexing (PoPE paper; MATH 3.1): find the source character in a sequence of distinct
 // characters, then step a signed offset from it. Content match and position match must be
 // learned separately. Example: 4 to the left of 'Z' in "ABSCOPZG" is 'S'.
 //

@@ -1,4 +1,4 @@
-// Kernel LM / distance-modulated phase (Jordan-RoPE; SPEC 3): classify the sign of a lag-kernel
+// Kernel LM / distance-modulated phase (Jordan-RoPE; MATH 3.2): classify the sign of a lag-kernel
 // weighted sum of random bits.
 //
 // Layout, length T:   bit_0 .. bit_{T-2}  QUERY        vocab 3: bits 0, 1; QUERY = 2

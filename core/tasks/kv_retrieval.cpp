@@ -1,4 +1,4 @@
-// Key-value retrieval (SPEC 3): recall the value stored after a queried key, at any distance.
+// Key-value retrieval (MATH 3.3): recall the value stored after a queried key, at any distance.
 //
 // Layout, length T:   BOS  body_1 .. body_{T-3}  QUERY  key
 //   body: P (key, value) pairs, each two adjacent tokens, at uniformly random non-overlapping

@@ -1,4 +1,4 @@
-// Target lag kernels K(d) of the kernel-LM task and the kernel probe (SPEC section 3).
+// Target lag kernels K(d) of the kernel-LM task and the kernel probe (docs/MATH.md 3.2.1).
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@ namespace poslab {
 
 struct LagKernelParams {
   double L = 256;       // context scale
-  double omega = 0.0;   // main frequency; SPEC: base^(-2*3/D_head) (set by the caller)
+  double omega = 0.0;   // main frequency; MATH 3.2.1: base^(-2*3/D_head) (set by the caller)
   double omega2 = 0.0;  // second frequency of rhythm_envelope: base^(-2*1/D_head) by default
   double gamma = 0.01;  // decay of damped_mixed (rad^-1 per position)
 };
@@ -18,7 +18,7 @@ std::vector<std::string> lagKernelNames();
 // Throws InvalidArgument for an unknown name (listing the known ones).
 void checkLagKernelName(const std::string& name);
 
-// K(d) at each lag, float64, straight from SPEC 3:
+// K(d) at each lag, float64, straight from MATH 3.2.1:
 //   mixed_raw       (d/L) cos(omega d)
 //   mixed_bounded   (tau(d)/L) cos(omega d),  tau(d) = d / (1 + d/L)
 //   damped_mixed    e^(-gamma d)(cos(omega d) + 0.75 (d/L) sin(omega d))

@@ -1,4 +1,4 @@
-// Sector-teacher task (PJ-RoPE; SPEC 3). Kernels in sector_teacher.h.
+// Sector-teacher task (PJ-RoPE; docs/MATH.md 3.4). Kernels in sector_teacher.h.
 //
 // Layout, length T:   bit_0 .. bit_{T-2}  QUERY        vocab 3: bits 0, 1; QUERY = 2
 // x_t = 2 bit_t - 1; config.kernel names the teacher. Option "teacher":

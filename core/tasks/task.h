@@ -1,4 +1,4 @@
-// Synthetic and text tasks (SPEC section 3). A task is a seeded generator: the same (seed, batch,
+// Synthetic and text tasks (docs/MATH.md 3). A task is a seeded generator: the same (seed, batch,
 // length) always gives the same batch, on any device and any build (generation uses std::mt19937_64
 // on the CPU, never torch's RNG), so that compare runs see identical data and reset replays it.
 #pragma once

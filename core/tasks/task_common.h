@@ -58,7 +58,7 @@ void checkSampleArgs(const Task& task, long long batch, long long length);
 void forEachExample(long long batch, long long length, uint64_t seed, uint64_t taskSalt,
                     const std::function<void(long long b, std::mt19937_64& rng)>& fill);
 
-// sqrt(sum_{d=1}^{trainLength-1} K(d)^2): the norm SPEC 3 divides kernel-LM and teacher kernels
+// sqrt(sum_{d=1}^{trainLength-1} K(d)^2): the norm MATH 3.0 divides kernel-LM and teacher kernels
 // by, the same at every evaluation length.
 double trainingLagNorm(const std::function<double(double)>& kernel, long long trainLength);
 

@@ -39,7 +39,7 @@ for id in nope rope rope-pi rope-ntk rope-yarn xpos alibi rope-alibi damped-rope
   json_has "family-$id" "$tmp/f.json" "'$id' in [f['id'] for f in d['families']]"
 done
 
-# kernel: JSON shape of SPEC's CLI contract
+# kernel: JSON shape of the CLI contract
 "$cli" kernel --family jordan-exact --set gamma=0.01 --set eta=0.2 --lags 0:32 --json > "$tmp/k.json"
 json_has kernel-json "$tmp/k.json" "d['family']=='jordan-exact' and len(d['lags'])==32 and d['params']['gamma']==0.01 and len(d['basis'])==4 and len(d['kernel'])==32"
 "$cli" kernel --family pj-bias --set order=2 --lags 0:8 --json > "$tmp/pj.json"

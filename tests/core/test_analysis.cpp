@@ -1,4 +1,4 @@
-// Analysis (SPEC 1.8 diagnostics, SPEC 3 kernel probe), feature norms, attention maps, and the
+// Analysis (MATH 4.2 PJ diagnostics, MATH 4.1 kernel probe), feature norms, attention maps, and the
 // atomic file write, each against an independent expectation.
 #include <gtest/gtest.h>
 
@@ -46,7 +46,7 @@ TEST(LeastSquares, ResidualIsVarianceForConstantBasis) {
   EXPECT_NEAR(leastSquares({one}, y).mse, 1.25, 1e-14);
 }
 
-// SPEC 3 target kernels at hand-computed points.
+// MATH 3.2.1 target kernels at hand-computed points.
 TEST(LagKernels, MatchSpecFormulas) {
   LagKernelParams p;
   p.L = 100;
@@ -120,7 +120,7 @@ PjHead unitHead(long long R) {
 }
 
 // Energy and LOO of a kernel made of one component: that component has energy 1 and its LOO is the
-// whole MSE increase; the others are 0 (SPEC 1.8 definitions).
+// whole MSE increase; the others are 0 (MATH 4.2 definitions).
 TEST(PjDiagnostics, SingleComponentCarriesEnergyAndLoo) {
   PjShape shape{64, 2, false};
   PjHead h = unitHead(2);
@@ -183,7 +183,7 @@ TEST(PjDiagnostics, FitRecoversKnownHead) {
 }
 
 // RoPE is unitary: |q'| = |q| at every position. Exact Jordan with decay: the query shrinks as
-// e^(-gamma p) times the shear's growth; float32 fails where SPEC says, float64 does not.
+// e^(-gamma p) times the shear's growth; float32 fails where MATH 1.7.3 says, float64 does not.
 TEST(FeatureNorms, RopeIsUnitaryAndJordanGrowsAsPredicted) {
   auto rope = makeEncoding("rope");
   NormProfile rp = featureNormProfile(*rope, {0, 10, 1000, 32768});

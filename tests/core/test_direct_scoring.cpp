@@ -1,5 +1,5 @@
 // The direct form's fast path (one matmul per order over all blocks, the decay e^(-gamma d) split
-// between the two sides) against the block-by-block path and the SPEC reference: values and
+// between the two sides) against the block-by-block path and the float64 reference: values and
 // gradients on random inputs, and float32 on both sides of the range bound where the fast path
 // gives way to the block-by-block one. Tolerances: 1e-10 relative (float64), 2e-4 relative to the
 // logit scale (float32).

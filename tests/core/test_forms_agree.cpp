@@ -1,6 +1,6 @@
 // Every family: the fast paths (factorized and direct, float64 and float32) against the float64
-// reference written from SPEC, on random q and k. Tolerances: 1e-9 (float64), 2e-4 relative to
-// the logit scale (float32, short positions).
+// reference written from docs/MATH.md, on random q and k. Tolerances: 1e-9 (float64), 2e-4
+// relative to the logit scale (float32, short positions).
 #include <gtest/gtest.h>
 
 #include "encodings/registry.h"

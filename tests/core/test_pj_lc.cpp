@@ -1,4 +1,4 @@
-// PJ-RoPE light-cone chart and gates (SPEC 1.8): the LC sector stays bounded at any length while
+// PJ-RoPE light-cone chart and gates (MATH 1.8): the LC sector stays bounded at any length while
 // its phase coordinate phi_L(d) = L asinh(d/L) grows only logarithmically past L; the FJ jets grow
 // like (d/L)^r without damping. Gates are normalised to sum 1; all-zero gates are rejected.
 // Float64 throughout. Tolerances stated per check.
@@ -32,7 +32,7 @@ const std::vector<double>& column(const LagBasis& b, const std::string& name) {
   return empty;
 }
 
-// SPEC 1.8: "Bounded at any length": |LC_r| <= beta^r <= 1 for d up to 10^6 (tolerance 1e-15),
+// MATH 1.8.2: bounded at any length: |LC_r| <= beta^r <= 1 for d up to 10^6 (tolerance 1e-15),
 // and beta_L(d) = d / sqrt(d^2 + L^2) -> 1 (read back as the LC1 amplitude; within 1e-8 at 10^6).
 TEST(PjLightCone, LcColumnsBoundedAndBetaSaturatesAtOneMillion) {
   const auto lags = logGrid();
@@ -97,7 +97,7 @@ TEST(PjLightCone, FourierJetColumnsGrowWithoutDamping) {
   }
 }
 
-// Gate normalisation (SPEC 1.8, gates sum to 1): g_fj = 1 (or 0.5), g_aff = g_lc = 0 leaves the
+// Gate normalisation (MATH 1.8.2, gates sum to 1): g_fj = 1 (or 0.5), g_aff = g_lc = 0 leaves the
 // FJ sum alone at full weight. The FJ sum is written here from the formula with the initial
 // coefficients: alpha_r = 1/(R+1), zeta_r = 1, kappa = softplus(-2), omega_1 = 2 pi / L (head 1).
 // Checked on the kernel view and on the bias the attention code adds (tolerance 1e-12).

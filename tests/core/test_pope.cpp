@@ -1,4 +1,4 @@
-// PoPE (SPEC 1.9): the score's phase comes from position alone, RoPE's from position and content
+// PoPE (MATH 1.9): the score's phase comes from position alone, RoPE's from position and content
 // (the what-where entanglement PoPE removes). For one frequency component the score over lags
 // d = 0..N is A cos(theta d) + B sin(theta d); we fit A, B by least squares and compare the phase
 // atan2(B, A) across random contents. Float64. Tolerances: 1e-9 rad for PoPE's phase (the fit is
@@ -59,7 +59,7 @@ TEST(Pope, ScorePhaseIsContentIndependentAndEqualsDelta) {
   constexpr double delta = -0.7;
   constexpr long long c = 1;
   auto enc = makeEncoding("pope", {{"delta", delta}, {"head_dim", kD}});
-  const double theta = std::pow(10000.0, -static_cast<double>(c) / kD);  // SPEC 1.9
+  const double theta = std::pow(10000.0, -static_cast<double>(c) / kD);  // MATH 1.9
   for (unsigned seed = 0; seed < 6; ++seed) {
     at::Tensor q = at::full({1, 1, 1, kD}, -60.0, at::kDouble);
     at::Tensor k = at::full({1, 1, kLags, kD}, -60.0, at::kDouble);
@@ -78,7 +78,7 @@ TEST(Pope, ScorePhaseIsContentIndependentAndEqualsDelta) {
 TEST(Pope, RopeScorePhaseDependsOnContent) {
   constexpr long long c = 1;
   auto enc = makeEncoding("rope", {{"head_dim", kD}});
-  const double theta = std::pow(10000.0, -2.0 * c / kD);  // SPEC 1.2
+  const double theta = std::pow(10000.0, -2.0 * c / kD);  // MATH 1.2
   std::vector<double> phases;
   for (unsigned seed = 0; seed < 6; ++seed) {
     at::Tensor q = at::zeros({1, 1, 1, kD}, at::kDouble);
@@ -101,7 +101,7 @@ TEST(Pope, RopeScorePhaseDependsOnContent) {
   EXPECT_GT(spread, 0.5) << "RoPE's phase should move with the content";
 }
 
-// SPEC 1.9: the factorized form is 2D reals wide on each side (mu cos, mu sin), and its plain dot
+// MATH 1.9: the factorized form is 2D reals wide on each side (mu cos, mu sin), and its plain dot
 // product is the score.
 TEST(Pope, FactorizedWidthIs2D) {
   auto enc = makeEncoding("pope", {{"delta", -0.3}, {"head_dim", kD}});

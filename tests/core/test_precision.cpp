@@ -1,4 +1,4 @@
-// Long-range numerics (SPEC 1.7) and input validation (STYLE 5: errors say what failed).
+// Long-range numerics (MATH 1.7.3) and input validation (STYLE 5: errors say what failed).
 // The exact Jordan factorization's key factor grows like e^(gamma j)(1 + eta j): at gamma = 0.01 it
 // leaves float32 near p ~ 8,700 (e^(+-87) is float32's range), so the factorized form must refuse
 // float32 at 32,768 loudly, while float64 and the direct form (any width) stay correct.
@@ -87,7 +87,7 @@ TEST(Precision, Float64FactorizedJordanExactAt32768IsFiniteAndCorrect) {
 }
 
 // The direct form is safe in float32 at 32,000..32,768: finite, and within 1e-3 of float64
-// (relative to the largest logit), which itself matches the SPEC reference.
+// (relative to the largest logit), which itself matches the float64 reference.
 TEST(Precision, Float32DirectJordanExactAt32768MatchesFloat64) {
   auto enc = makeEncoding("jordan-exact", kExactAtGamma001);
   at::Tensor q = randomQK(1, 1, 32, kD, at::kDouble, 3),

@@ -1,4 +1,4 @@
-// Reductions between families (SPEC 1.2, 1.5, 1.7, 1.8): the special cases the papers state,
+// Reductions between families (MATH 1.2, 1.5, 1.7, 1.8): the special cases the papers state,
 // checked on the full logits (direct and factorized) with random float64 content.
 // Tolerance: 1e-12 relative to the logit scale (the same arithmetic up to reordering).
 #include <gtest/gtest.h>
@@ -43,7 +43,7 @@ void expectSameLogits(const Encoding& a, const Encoding& b, long long D, unsigne
   }
 }
 
-// SPEC 1.8: "Order 0 reduces to RoPE": blocks of one complex dim at omega_b = base^(-2b/D),
+// MATH 1.8.3: order 0 reduces to RoPE: blocks of one complex dim at omega_b = base^(-2b/D),
 // b < D/2, are exactly RoPE's pairs at theta_c = base^(-2c/D).
 TEST(Reductions, PjRotaryOrder0IsRope) {
   for (double base : {10000.0, 500.0}) {
@@ -54,7 +54,7 @@ TEST(Reductions, PjRotaryOrder0IsRope) {
   }
 }
 
-// SPEC 1.8: "order 1 to Jordan-RoPE": PJ-rotary shears along pos / L, so its eta = e * L is
+// MATH 1.8.3: order 1 reduces to Jordan-RoPE: PJ-rotary shears along pos / L, so its eta = e * L is
 // Jordan-exact's eta = e (same gamma, base, head_dim; Jordan-exact has no L).
 TEST(Reductions, PjRotaryOrder1IsJordanExactWithEtaTimesL) {
   constexpr double e = 0.05, gamma = 0.004;
@@ -71,7 +71,7 @@ TEST(Reductions, PjRotaryOrder1IsJordanExactWithEtaTimesL) {
   }
 }
 
-// Jordan-exact at eta = 0 vs damped RoPE (SPEC 1.5: "the semisimple baseline ... eta = 0").
+// Jordan-exact at eta = 0 vs damped RoPE (MATH 1.5: the semisimple, eta = 0, member).
 // The layouts differ: Jordan-exact has D/4 blocks of two complex dims (q[4b..4b+3]), both dims of
 // block b at omega_b = base^(-2b/D); damped RoPE has D/2 pairs (q[2c], q[2c+1]) at
 // theta_c = base^(-2c/D). So with default schedules the correct statement is: at eta = 0 block b
@@ -131,7 +131,7 @@ TEST(Reductions, JordanExactEta0KernelViewIsDampedRope) {
   }
 }
 
-// SPEC 1.5 at gamma = 0: damped RoPE is RoPE (identical layout and schedule).
+// MATH 1.5 at gamma = 0: damped RoPE is RoPE (identical layout and schedule).
 TEST(Reductions, DampedRopeGamma0IsRope) {
   auto dr = makeEncoding("damped-rope", {{"gamma", 0}, {"head_dim", 32}, {"base", 5000}});
   auto rope = makeEncoding("rope", {{"head_dim", 32}, {"base", 5000}});

@@ -1,4 +1,4 @@
-// Relativity (SPEC 0 and 1.7): a relative family's logit depends on the lag d = i - j only, so
+// Relativity (MATH 0.1 and 1.7): a relative family's logit depends on the lag d = i - j only, so
 // shifting every position by s leaves the logits unchanged; the absolute-shear variant and the
 // naive (same-transform) Jordan factorization are not relative, the contragredient one is.
 // Tolerances: 1e-9 relative to the logit scale (float64 direct), 1e-8 (float64 factorized, whose
@@ -65,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(AllFamilies, Relativity,
                            return name;
                          });
 
-// Exactly one family is absolute: tau(i) - tau(j) is not a function of i - j (SPEC 1.7).
+// Exactly one family is absolute: tau(i) - tau(j) is not a function of i - j (MATH 1.7.6).
 TEST(Relativity, OnlyStabilizedAbsIsNotRelative) {
   for (const auto& fc : allFamilyCases()) {
     auto enc = makeEncoding(fc.id, fc.params);
@@ -94,7 +94,7 @@ TEST(Relativity, StabilizedAbsShearIsNotRelative) {
   }
 }
 
-// ---- one 4-real Jordan block written in plain std::complex (SPEC 1.7) ------------------------
+// ---- one 4-real Jordan block written in plain std::complex (MATH 1.7.1) ------------------------
 
 using C = std::complex<double>;
 using Vec2 = std::array<C, 2>;

@@ -1,4 +1,4 @@
-// Frequency, slope and scale schedules (SPEC 1.2, 1.3) against published values and against the
+// Frequency, slope and scale schedules (MATH 1.2, 1.3) against published values and against the
 // formulas re-derived here by hand, independently of core/encodings/schedules.cpp. Float64.
 // Tolerances: exact for powers of two, 1e-12 relative elsewhere (pow/log rounding), 1e-9 for
 // hand-computed decimals and for logit ratios.
@@ -65,7 +65,7 @@ TEST(Schedules, NtkBaseMatchesHandComputedValue) {
                 1e-9, "rope-ntk");
 }
 
-// YaRN, written from SPEC 1.2 with the ramp bounds given by hand for each configuration.
+// YaRN, written from MATH 1.2.3 with the ramp bounds given by hand for each configuration.
 struct YarnCase {
   long long D;
   double base, s, Ltrain;

@@ -1,4 +1,4 @@
-// Task generators (SPEC 3) against brute-force references written here from the SPEC formulas
+// Task generators (MATH 3) against brute-force references written here from the MATH formulas
 // and the layouts documented in core/tasks/*.cpp: each label is recomputed from the tokens alone.
 // Also: determinism (seeded std::mt19937_64, never torch's RNG), option and length checks.
 #include <gtest/gtest.h>
@@ -130,7 +130,7 @@ TEST(TaskIndirectIndexing, Limits) {
 
 // ---- kernel LM ----------------------------------------------------------------------------------
 
-// K(d) straight from SPEC 3, omega = 10000^(-6/D), omega2 = 10000^(-2/D), gamma 0.01.
+// K(d) straight from MATH 3.2.1, omega = 10000^(-6/D), omega2 = 10000^(-2/D), gamma 0.01.
 double specKernel(const std::string& name, double d, double L, double D) {
   const double w = std::pow(10000.0, -6.0 / D), w2 = std::pow(10000.0, -2.0 / D), u = d / L;
   if (name == "mixed_raw") return u * std::cos(w * d);

@@ -43,7 +43,7 @@ TrainConfig smallRun(const std::string& family, uint64_t seed = 7) {
   return c;
 }
 
-// Each family can fit one fixed random batch: loss from ~ln 8 to near zero (SPEC 2: every family
+// Each family can fit one fixed random batch: loss from ~ln 8 to near zero (MATH 2: every family
 // trains, its learnable position parameters included).
 class OverfitOneBatch : public ::testing::TestWithParam<std::string> {};
 
@@ -139,7 +139,7 @@ TEST(Training, VariableTrainLengthsAreSeededAndInRange) {
   EXPECT_THROW(Trainer{c}, InvalidArgument);
 }
 
-// The kernel-LM frequency follows the model's head size (SPEC 3: omega = base^(-6/D_head)): with
+// The kernel-LM frequency follows the model's head size (MATH 3.2: omega = base^(-6/D_head)): with
 // head_dim 32 the labels are those of omega = 10000^(-6/32), not of the task's default head_dim 16.
 TEST(Training, KernelLmOmegaFollowsTheModelsHeadDim) {
   TrainConfig c = smallRun("rope");

@@ -113,7 +113,7 @@ class TestExplorer : public QObject {
     QVERIFY((norms.key->data()->constEnd() - 1)->value != keyBefore);
   }
 
-  // Damped RoPE (SPEC 1.x): the exp*cos basis function is e^(-gamma d) cos(omega d).
+  // Damped RoPE (MATH 1.5): the exp*cos basis function is e^(-gamma d) cos(omega d).
   void dampedRopeGammaChangesBasisAsFormulaSays() {
     select("damped-rope", WindowView::Kernel);
     settle(ExplorerView::Kernel);

@@ -40,7 +40,7 @@ poslab::ExperimentSpec tinyKernelLm(long long steps) {
   return e;
 }
 
-// The task's kernel straight from SPEC 3 (mixed_raw, L = 16, omega = 10000^(-6/16)), normalised
+// The task's kernel straight from MATH 3.2.1 (mixed_raw, L = 16, omega = 10000^(-6/16)), normalised
 // over the training lags 1..15.
 double mixedRaw(double d) {
   const double L = 16, omega = std::pow(10000.0, -6.0 / 16.0);

@@ -221,7 +221,7 @@ class TestTrainingPanel : public QObject {
     panel.replot();
     PositionHistoryView* view = panel.positionView();
     QVERIFY(view->setParameter("gamma"));
-    // Runs follow the family list's (SPEC) order.
+    // Runs follow the family list's (MATH 1) order.
     const int j = panel.runFamily(0) == "jordan-stabilized" ? 0 : 1, r = 1 - j;
     QCOMPARE(panel.runFamily(r), std::string("rope"));
     QVERIFY(panel.lastSnapshot(j).position.count("gamma"));

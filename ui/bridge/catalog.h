@@ -18,7 +18,7 @@ struct FamilyDescription {
   std::vector<ParamSpec> params;
 };
 
-// Every family, in SPEC order.
+// Every family, in the order of docs/MATH.md section 1.
 const std::vector<FamilyDescription>& familyCatalog();
 // nullptr for an unknown id.
 const FamilyDescription* findFamily(const std::string& id);

@@ -51,7 +51,7 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   for (const auto& f : familyCatalog())
     family_->addItem(QString::fromStdString(f.title), QString::fromStdString(f.id));
   // Start on the family the explorer exists for: exact Jordan-RoPE has gamma, omega and eta, and
-  // its kernel shows the coupled d cos(omega d) term (NoPE, first in SPEC order, has nothing).
+  // its kernel shows the coupled d cos(omega d) term (NoPE, first in MATH 1 order, has nothing).
   family_->setCurrentIndex(std::max(0, family_->findData(QString::fromStdString(kDefaultFamily))));
   layout->addWidget(label);
   layout->addWidget(family_);
