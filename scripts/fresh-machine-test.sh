@@ -88,7 +88,7 @@ in_root() {  # in_root LOG COMMAND: runs COMMAND in the clean root as a login sh
   local log=$1
   shift
   chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 /bin/bash -c "cd /root/poslab && $*" >"$logs/$log" 2>&1
+    LANG=C.UTF-8 CCACHE_BASEDIR=/root/poslab /bin/bash -c "cd /root/poslab && $*" >"$logs/$log" 2>&1
 }
 
 status=0
