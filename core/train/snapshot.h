@@ -14,7 +14,17 @@ struct EvalResult {
   double accuracy = NAN;  // NaN for tasks without accuracy
 };
 
+// What a snapshot reports; the UI and the tests branch on this, never on the message text.
+enum class SnapshotEvent {
+  Step,      // an optimisation step (with an evaluation when eval is filled)
+  Finished,  // the last step of the run: it will not step again
+  Reset,     // a fresh model at step 0 (its initial position parameters)
+  Diverged,  // the step failed (non-finite loss or gradient) and the worker paused itself
+  Notice,    // no new step: a message only (e.g. a parameter could not be set)
+};
+
 struct Snapshot {
+  SnapshotEvent event = SnapshotEvent::Step;
   long long step = 0;     // optimisation steps done
   double loss = NAN;      // training loss of the last step
   double accuracy = NAN;  // training accuracy of the last step (NaN: none)
@@ -23,9 +33,7 @@ struct Snapshot {
   double tokensPerSecond = 0;
   std::map<std::string, std::vector<double>> position;  // learned position parameters (layer 0)
   std::vector<EvalResult> eval;                         // filled on evaluation steps
-  std::string message;                                  // e.g. why the run stopped
-  bool diverged = false;  // the step failed (non-finite loss or gradient): the worker
-                          // paused itself; message says which step and what
+  std::string message;  // for people: why the run stopped, what failed (may be empty)
 };
 
 }  // namespace poslab

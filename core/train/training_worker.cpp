@@ -122,7 +122,7 @@ void TrainingWorker::doStep() {
     playing_ = false;
     snap.step = trainer_->stepCount();
     snap.message = e.what();
-    snap.diverged = true;
+    snap.event = SnapshotEvent::Diverged;
     if (onSnapshot_) onSnapshot_(snap);
     return;
   }
@@ -138,6 +138,7 @@ void TrainingWorker::doStep() {
   }
   if (finished) {
     playing_ = false;
+    snap.event = SnapshotEvent::Finished;
     if (snap.message.empty()) snap.message = "finished";
   }
   if (onSnapshot_) onSnapshot_(snap);
@@ -175,6 +176,7 @@ void TrainingWorker::loop() {
       trainer_ = std::make_unique<Trainer>(config_);
       step_ = 0;
       Snapshot snap;
+      snap.event = SnapshotEvent::Reset;
       snap.message = "reset";
       snap.position = trainer_->positionParameters(0);
       if (onSnapshot_) onSnapshot_(snap);

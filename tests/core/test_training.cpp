@@ -216,6 +216,54 @@ TEST(Training, EvaluationReportsEveryLength) {
   EXPECT_EQ(sample.size, 16);
 }
 
+// Each snapshot says what happened as an event, not in its message: Step until the last step,
+// Finished on it (even when the final evaluation fails and the message says so), Diverged when a
+// step fails, Reset for a fresh model.
+TEST(TrainingWorker, SnapshotsCarryTheirEvent) {
+  std::mutex m;
+  std::vector<Snapshot> seen;
+  TrainConfig cfg = smallRun("rope");
+  cfg.run.steps = 3;
+  cfg.run.evalEvery = 0;
+  TrainingWorker worker(cfg, [&](const Snapshot& s) {
+    std::lock_guard<std::mutex> lock(m);
+    seen.push_back(s);
+  });
+  auto waitFor = [&](size_t n) {
+    for (int i = 0; i < 2000; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        if (seen.size() >= n) return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    FAIL() << "no snapshot " << n;
+  };
+  worker.play();
+  waitFor(3);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    EXPECT_EQ(seen[0].event, SnapshotEvent::Step);
+    EXPECT_EQ(seen[1].event, SnapshotEvent::Step);
+    EXPECT_EQ(seen[2].event, SnapshotEvent::Finished);
+    EXPECT_EQ(seen[2].step, 3);
+    EXPECT_FALSE(seen[2].eval.empty());
+  }
+  worker.reset();
+  waitFor(4);
+  worker.withTrainer([](Trainer& t) {
+    torch::NoGradGuard ng;
+    t.parameter("head.weight")[0][0] = std::nan("");
+  });
+  worker.stepOnce();
+  waitFor(5);
+  std::lock_guard<std::mutex> lock(m);
+  EXPECT_EQ(seen[3].event, SnapshotEvent::Reset);
+  EXPECT_EQ(seen[3].step, 0);
+  EXPECT_EQ(seen[4].event, SnapshotEvent::Diverged);
+  EXPECT_NE(seen[4].message.find("diverged at step 0"), std::string::npos) << seen[4].message;
+}
+
 // Play, pause, single step, reset and stop driven from this thread while the worker trains.
 TEST(TrainingWorker, PlayPauseStepResetStop) {
   std::mutex m;
@@ -256,12 +304,12 @@ TEST(TrainingWorker, PlayPauseStepResetStop) {
   worker.reset();
   while (true) {
     std::lock_guard<std::mutex> lock(m);
-    if (!seen.empty() && seen.back().message == "reset") break;
+    if (!seen.empty() && seen.back().event == SnapshotEvent::Reset) break;
   }
   worker.stepOnce();
   while (true) {
     std::lock_guard<std::mutex> lock(m);
-    if (seen.back().message != "reset") break;
+    if (seen.back().event != SnapshotEvent::Reset) break;
   }
   {
     std::lock_guard<std::mutex> lock(m);

@@ -128,7 +128,7 @@ TEST(WorkerCheckpoint, ResumedWorkerTakesTheOriginalSteps) {
   // Reset: a fresh trainer from the config, not the checkpoint: step 1 is the original step 1.
   rec.clear();
   resumed->reset();
-  rec.waitFor([](const Snapshot& s) { return s.message == "reset"; });
+  rec.waitFor([](const Snapshot& s) { return s.event == SnapshotEvent::Reset; });
   EXPECT_EQ(resumed->stepCount(), 0);
   resumed->stepOnce();
   const Snapshot first = rec.waitFor([](const Snapshot& s) { return s.step == 1; });

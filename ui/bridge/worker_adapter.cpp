@@ -167,6 +167,7 @@ void TrainingRun::setParameterValue(const std::string& name, double value) {
       },
       [this](const std::string& error) {
         Snapshot s;
+        s.event = SnapshotEvent::Notice;
         s.message = "cannot set parameter: " + error;
         Q_EMIT snapshot(index_, s);
       });

@@ -76,11 +76,11 @@ void PositionHistoryView::clearHistory() {
 void PositionHistoryView::addSnapshot(int run, const poslab::Snapshot& s) {
   if (run < 0 || run >= static_cast<int>(runs_.size())) return;
   Run& r = runs_[static_cast<size_t>(run)];
-  if (s.message == "reset") {
+  if (s.event == poslab::SnapshotEvent::Reset) {
     r.history.clear();
     dirty_ = true;
-  } else if (s.step <= 0) {
-    return;  // messages without a step (e.g. a metric switch) carry no new parameters
+  } else if (s.event == poslab::SnapshotEvent::Notice || s.step <= 0) {
+    return;  // messages without a step carry no new parameters
   }
   bool newName = false;
   for (const auto& [name, values] : s.position) {

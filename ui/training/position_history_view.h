@@ -28,7 +28,7 @@ class PositionHistoryView : public QWidget {
 
   // New runs (family names, in run order): drops all history.
   void setRuns(const QStringList& families);
-  // Records the snapshot's parameters at its step; a "reset" snapshot clears the run first.
+  // Records the snapshot's parameters at its step; a Reset snapshot clears the run first.
   void addSnapshot(int run, const poslab::Snapshot& snapshot);
   void clearHistory();
   // Rebuilds the graphs from the history when the parameter or mode changed, else appends only

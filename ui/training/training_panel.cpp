@@ -861,13 +861,13 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
   const QString family = QString::fromStdString(runs_[i]->spec().config.model.family);
   bool inspect = false;  // refresh the maps and samples after this snapshot
   const bool wasFinished = states_[i].finished;
-  if (s.message == "reset") {
+  if (s.event == SnapshotEvent::Reset) {
     for (QCPGraph* g : {c.loss, c.accuracy, c.eval}) g->data()->clear();
     states_[i] = RunState{};
     lastSnapshot_[i] = Snapshot{};
     positionView_->addSnapshot(index, s);  // the fresh model's parameters at step 0
     inspect = true;
-  } else if (s.diverged) {
+  } else if (s.event == SnapshotEvent::Diverged) {
     // The worker paused itself and left the weights as before the failed step.
     states_[i].finished = states_[i].diverged = true;
     setStatus(tr("%1 paused itself: %2").arg(family, QString::fromStdString(s.message)));
@@ -881,7 +881,8 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s) {
       if (std::isfinite(s.accuracy)) c.accuracy->addData(static_cast<double>(s.step), s.accuracy);
     }
     // The last step: the run will not step again.
-    if ((s.step > 0 && s.step >= runs_[i]->spec().config.run.steps) || s.message == "finished")
+    if (s.event == SnapshotEvent::Finished ||
+        (s.step > 0 && s.step >= runs_[i]->spec().config.run.steps))
       states_[i].finished = true;
     if (!s.message.empty())
       setStatus(QStringLiteral("%1: %2").arg(family, QString::fromStdString(s.message)));
