@@ -1,5 +1,6 @@
 #include "tasks/task_options.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tasks/lag_kernels.h"
@@ -10,7 +11,6 @@ namespace poslab {
 
 namespace {
 constexpr double kKernelLmBase = 10000;  // as kernel_lm.cpp: omega = base^(-6/headDim)
-constexpr double kTeacherPeriods = 4;    // as sector_teacher.cpp: 4 periods over L
 constexpr double kMaxLen = static_cast<double>(kMaxTaskLength);
 }  // namespace
 
@@ -37,13 +37,19 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
             {"noise_tokens", true, 1, kMaxLen, 16, false, "N: distinct filler tokens"},
             {"keys", true, 1, kMaxLen, 16, false, "K: distinct key tokens (>= pairs)"},
             {"values", true, 2, kMaxLen, 16, false, "V: distinct value tokens"}};
-  if (c.id == "sector-teacher")
+  if (c.id == "sector-teacher") {
+    const auto teachers = sectorTeacherNames();
+    const bool known = std::find(teachers.begin(), teachers.end(), c.kernel) != teachers.end();
     return {
-        {"omega", false, 0, HUGE_VAL, 2 * M_PI * kTeacherPeriods / L, true,
-         "teacher frequency (rad per position); default 2 pi 4 / L, four periods over L"},
-        {"teacher", true, 0, 1, 0, false,
-         "0: sign of the normalised kernel; 1: softmax(4 K) attention teacher"},
+        {"omega", false, 0, HUGE_VAL, defaultTeacherOmega(known ? c.kernel : "phase", L), true,
+         "teacher frequency (rad per position); default 2 pi 17 / L (poslab- teachers: "
+         "2 pi 4 / L)"},
+        {"teacher", true, 0, 1, 1, false,
+         "1: softmax(lambda K) attention teacher (the reference's default); 0: K / ||K||"},
+        {"attention_lambda", false, 1e-12, 1e12, 4, false,
+         "lambda of the attention teacher softmax(lambda K)"},
         {"L", false, 1, HUGE_VAL, L, true, "context scale of the teacher (default: train length)"}};
+  }
   return {};
 }
 

@@ -239,41 +239,62 @@ TEST(TaskKernelLm, OptionsAndLimits) {
 
 // ---- sector teachers ----------------------------------------------------------------------------
 
-double specTeacher(const std::string& name, double d, double L, double w) {
-  const double u = d / L, c = std::cos(w * d);
+// K(d) written here from the reference's formulas (Poincare_Rope experiments/synthetic_query_lm.py
+// teacher_kernel_by_position; the light-cone chart of pjrope/torch_backend.py), and PosLab's own
+// poslab- variants from sector_teacher.h's table.
+double referenceTeacher(const std::string& name, double d, double L, double w) {
+  const double x = d / L, c = std::cos(w * d);
+  const double eta = std::log(x + std::sqrt(x * x + 1));  // asinh(d / L)
+  const double beta = x / std::sqrt(x * x + 1);           // d / sqrt(d^2 + L^2)
+  const double core = std::cos(w * L * eta) * (1 + 0.4 * beta + 0.2 * std::pow(beta, 2));
   if (name == "phase") return c;
-  if (name == "jet1") return u * c;
-  if (name == "jet2") return u * u / 2 * c;
-  if (name == "jet3") return u * u * u / 6 * c;
-  if (name == "affine") return -u;
-  if (name == "recency") return -u + 0.25 * u * c;
-  if (name == "lc") return std::cos(w * L * std::asinh(u));
-  if (name == "lc-affine") return 0.5 * std::cos(w * L * std::asinh(u)) - 0.5 * std::asinh(u);
+  if (name == "first_jet") return x * c;
+  if (name == "second_jet") return std::pow(x, 2) * std::exp(-x / 10) * c;
+  if (name == "third_jet") return std::pow(x, 3) * std::exp(-x / 10) * c;
+  if (name == "affine") return -0.4 * x;
+  if (name == "recency_weak_jet") return -0.4 * x + 0.15 * std::pow(x, 2) * c;
+  if (name == "lc_core") return core;
+  if (name == "lc_affine") return core - 0.25 * eta;
+  if (name == "poslab-jet2") return std::pow(x, 2) / 2 * c;
+  if (name == "poslab-jet3") return std::pow(x, 3) / 6 * c;
+  if (name == "poslab-affine") return -x;
+  if (name == "poslab-recency") return -x + 0.25 * x * c;
+  if (name == "poslab-lc") return std::cos(w * L * eta);
+  if (name == "poslab-lc-affine") return 0.5 * std::cos(w * L * eta) - 0.5 * eta;
   ADD_FAILURE() << name;
   return 0;
 }
 
-TEST(TaskSectorTeacher, LabelsMatchSpecTeachers) {
+// Teacher 1: c_d = softmax(4 K) over the T-1 bit lags; teacher 0: K / ||K|| with the norm over
+// the same lags at this length; x = d/L and omega from the TRAINING length L at every T.
+TEST(TaskSectorTeacher, LabelsMatchReferenceTeachers) {
   const long long L = 32, B = 48;
-  const double w = 2 * M_PI * 4 / L;
-  EXPECT_EQ(sectorTeacherNames().size(), 8u);
+  EXPECT_EQ(sectorTeacherNames().size(), 14u);
   for (const auto& name : sectorTeacherNames()) {
+    const bool poslab = name.rfind("poslab-", 0) == 0;
+    const double w = 2 * M_PI * (poslab ? 4 : 17) / L;
     for (int teacher : {0, 1}) {
       TaskConfig c = config("sector-teacher", {{"teacher", teacher}});
       c.kernel = name;
       c.trainLength = L;
       auto task = makeTask(c);
       EXPECT_EQ(task->vocabSize(), 3);
-      double norm = 0;
-      for (long long d = 1; d < L; ++d) norm += std::pow(specTeacher(name, d, L, w), 2);
-      norm = std::sqrt(norm);
-      for (long long T : {L, 2 * L}) {
+      for (long long T : {L, 3 * L}) {
         std::vector<double> weight(T);
-        double z = 0;
-        for (long long d = 1; d < T; ++d) z += std::exp(4 * specTeacher(name, d, L, w));
+        double z = 0, norm = 0;
+        for (long long d = 1; d < T; ++d) {
+          z += std::exp(4 * referenceTeacher(name, d, L, w));
+          norm += std::pow(referenceTeacher(name, d, L, w), 2);
+        }
         for (long long d = 1; d < T; ++d)
-          weight[d] = teacher == 0 ? specTeacher(name, d, L, w) / norm
-                                   : std::exp(4 * specTeacher(name, d, L, w)) / z;
+          weight[d] = teacher == 0 ? referenceTeacher(name, d, L, w) / std::sqrt(norm)
+                                   : std::exp(4 * referenceTeacher(name, d, L, w)) / z;
+        const std::vector<double> k = task->targetKernel(T), got = task->labelWeights(T);
+        ASSERT_EQ(k.size(), static_cast<size_t>(T));
+        for (long long d = 1; d < T; ++d) {
+          EXPECT_NEAR(k[d], referenceTeacher(name, d, L, w), 1e-12) << name << " d=" << d;
+          EXPECT_NEAR(got[d], weight[d], 1e-12) << name << " d=" << d;
+        }
         const Batch batch = task->sample(B, T, 13);
         expectLastPositionTask(batch, B, T);
         checkBitsQueryLabels(batch, weight);
@@ -282,10 +303,10 @@ TEST(TaskSectorTeacher, LabelsMatchSpecTeachers) {
   }
 }
 
-// The affine teacher at T = 4 scores -(3 x_0 + 2 x_1 + x_2) / (L ||K||), exactly 0 for
-// x = (+, -, -) and (-, +, +); rounding must not decide those labels.
+// The signed affine teacher at T = 4 scores -(0.4 / L)(3 x_0 + 2 x_1 + x_2) / ||K||, exactly 0
+// for x = (+, -, -) and (-, +, +); rounding must not decide those labels.
 TEST(TaskSectorTeacher, ExactTiesAreLabelledZero) {
-  TaskConfig c = config("sector-teacher");
+  TaskConfig c = config("sector-teacher", {{"teacher", 0}});
   c.kernel = "affine";
   c.trainLength = 7;
   const Batch batch = makeTask(c)->sample(256, 4, 9);
@@ -301,19 +322,24 @@ TEST(TaskSectorTeacher, ExactTiesAreLabelledZero) {
 }
 
 TEST(TaskSectorTeacher, SectorsAndErrors) {
-  EXPECT_EQ(sectorOfTeacher("phase"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("jet1"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("jet2"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("jet3"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("recency"), "affine");
+  for (const char* fj : {"phase", "first_jet", "second_jet", "third_jet", "poslab-jet2"})
+    EXPECT_EQ(sectorOfTeacher(fj), "FJ") << fj;
   EXPECT_EQ(sectorOfTeacher("affine"), "affine");
-  EXPECT_EQ(sectorOfTeacher("lc"), "LC");
-  EXPECT_EQ(sectorOfTeacher("lc-affine"), "LC+affine");
-  EXPECT_THROW(sectorOfTeacher("mixed_raw"), InvalidArgument);
+  EXPECT_EQ(sectorOfTeacher("recency_weak_jet"), "affine");
+  EXPECT_EQ(sectorOfTeacher("poslab-recency"), "affine");
+  EXPECT_EQ(sectorOfTeacher("lc_core"), "LC");
+  EXPECT_EQ(sectorOfTeacher("lc_affine"), "LC+affine");
+  EXPECT_EQ(sectorOfTeacher("poslab-lc-affine"), "LC+affine");
+  for (const char* gone : {"mixed_raw", "jet1", "recency", "lc", "lc-affine"})
+    EXPECT_THROW(sectorOfTeacher(gone), InvalidArgument) << gone;
   TaskConfig c = config("sector-teacher");  // default kernel "mixed_raw" is no teacher
   EXPECT_THROW(makeTask(c), InvalidArgument);
-  c.kernel = "lc";
-  EXPECT_THROW(makeTask(config("sector-teacher", {{"teacher", 2}})), InvalidArgument);
+  c.kernel = "lc_core";
+  TaskConfig bad = c;
+  bad.options = {{"teacher", 2}};
+  EXPECT_THROW(makeTask(bad), InvalidArgument);
+  bad.options = {{"attention_lambda", 0}};
+  EXPECT_THROW(makeTask(bad), InvalidArgument);
   auto task = makeTask(c);
   EXPECT_THROW(task->sample(1, 1, 0), InvalidArgument);
 }
@@ -492,7 +518,7 @@ TEST(TaskDeterminism, SameSeedSameBatchDifferentSeedDifferent) {
   }
   for (const auto& id : taskIds()) {
     TaskConfig c = config(id);
-    if (id == "sector-teacher") c.kernel = "jet1";
+    if (id == "sector-teacher") c.kernel = "first_jet";
     if (id == "byte-lm") c.textFile = file;
     auto task = makeTask(c);
     const Batch a = task->sample(8, 40, 42), b = makeTask(c)->sample(8, 40, 42);
