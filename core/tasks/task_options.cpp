@@ -27,8 +27,10 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
     return {{"omega", false, -HUGE_VAL, HUGE_VAL, p.omega, true,
              "main frequency of the target kernel (rad per position); default 10000^(-6/head_dim)"},
             {"omega2", false, -HUGE_VAL, HUGE_VAL, p.omega2, true,
-             "second frequency (rhythm_envelope); default 10000^(-2/head_dim)"},
+             "second frequency (rhythm_envelope); default 10000^(-10/head_dim)"},
             {"gamma", false, 0, HUGE_VAL, p.gamma, false, "decay of damped_mixed (per position)"},
+            {"scaled_c", false, -HUGE_VAL, HUGE_VAL, p.scaledC, false,
+             "c of scaled_high_jet_rN: x^N e^(-c x) cos(omega d)"},
             {"stochastic", true, 0, 1, 0, false,
              "1: labels drawn from sigmoid(3 score) instead of the sign of the score"}};
   }

@@ -92,5 +92,51 @@ TEST(ReferenceSectorTeachers, SmallLayoutAndLabels) {
   }
 }
 
+// K(d) and ||K|| over the training lags 1..1023 for the reference's configs/kernel_lm.yaml
+// (seq_len_train 1024, d_head = 128 / 4 = 32, theta 10000, target_freq_index 3,
+// second_freq_index 5, gamma 1e-4, scaled_c 0.1), at d = 1, 100, 1000, 3000, from python3
+// evaluating run_kernel_lm.py's kernel_values formulas in float64 (math.cos, math.exp, ...).
+TEST(ReferenceKernelLm, KernelValuesFromPython) {
+  struct Row {
+    const char* name;
+    double norm;
+    double k[4];
+  };
+  const Row rows[] = {
+      {"mixed_raw",
+       13.033025706865535,
+       {0.00096116233834970177, 0.047164281146799311, -0.31455929129943122, 2.4393921152601008}},
+      {"mixed_bounded",
+       7.6167315333669672,
+       {0.00096022461899521422, 0.042968170724486207, -0.15914462168508772, 0.6207598225711588}},
+      {"damped_mixed",
+       23.297296452672491,
+       {0.98426136311903512, 0.41466095162277866, 0.33594536028537808, -0.28463175395337487}},
+      {"rhythm_envelope",
+       11.951338194476227,
+       {0.16540267791847782, 0.03310017361178956, -0.34308871424050963, 0.70652006562686909}},
+      {"high_jet_r2",
+       10.07972166472617,
+       {9.3863509604463063e-07, 0.0046058868307421201, -0.30718680790960079, 7.1466565876760759}},
+      {"scaled_high_jet_r3",
+       7.7953002069662309,
+       {9.1654632513344509e-10, 0.0004454224980247741, -0.27207650108256304, 15.620304668981792}},
+  };
+  const long long lags[] = {1, 100, 1000, 3000};
+  for (const Row& r : rows) {
+    TaskConfig c;
+    c.id = "kernel-lm";
+    c.kernel = r.name;
+    c.trainLength = 1024;
+    c.headDim = 32;
+    const auto t = makeTask(c);
+    const std::vector<double> k = t->targetKernel(3001), w = t->labelWeights(3001);
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_NEAR(k[lags[i]], r.k[i], 1e-12 * (1 + std::abs(r.k[i]))) << r.name << " " << lags[i];
+      EXPECT_NEAR(w[lags[i]], r.k[i] / r.norm, 1e-12) << r.name << " " << lags[i];
+    }
+  }
+}
+
 }  // namespace
 }  // namespace poslab

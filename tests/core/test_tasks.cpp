@@ -130,16 +130,18 @@ TEST(TaskIndirectIndexing, Limits) {
 
 // ---- kernel LM ----------------------------------------------------------------------------------
 
-// K(d) straight from SPEC 3, omega = 10000^(-6/D), omega2 = 10000^(-2/D), gamma 0.01.
+// K(d) from the reference's run_kernel_lm.py kernel_values: omega = 10000^(-2*3/D),
+// omega2 = 10000^(-2*5/D), gamma 1e-4, scaled_c 0.1, x = d/L.
 double specKernel(const std::string& name, double d, double L, double D) {
-  const double w = std::pow(10000.0, -6.0 / D), w2 = std::pow(10000.0, -2.0 / D), u = d / L;
-  if (name == "mixed_raw") return u * std::cos(w * d);
+  const double w = std::pow(10000.0, -6.0 / D), w2 = std::pow(10000.0, -10.0 / D), x = d / L;
+  if (name == "mixed_raw") return x * std::cos(w * d);
   if (name == "mixed_bounded") return (d / (1 + d / L)) / L * std::cos(w * d);
   if (name == "damped_mixed")
-    return std::exp(-0.01 * d) * (std::cos(w * d) + 0.75 * u * std::sin(w * d));
+    return std::exp(-1e-4 * d) * (std::cos(w * d) + 0.75 * x * std::sin(w * d));
   if (name == "rhythm_envelope")
-    return (0.25 + 0.85 * u) * (0.65 * std::cos(w * d) + 0.35 * std::sin(w2 * d));
-  if (name == "high_jet_r2") return u * u * std::cos(w * d);
+    return (0.25 + 0.85 * x) * (0.65 * std::cos(w * d) + 0.35 * std::sin(w2 * d));
+  if (name == "high_jet_r2") return x * x * std::cos(w * d);
+  if (name == "scaled_high_jet_r3") return x * x * x * std::exp(-0.1 * x) * std::cos(w * d);
   ADD_FAILURE() << name;
   return 0;
 }
@@ -170,8 +172,8 @@ void checkBitsQueryLabels(const Batch& batch, const std::vector<double>& weight,
 
 TEST(TaskKernelLm, LabelsMatchSpecScore) {
   const long long L = 32, D = 16, B = 48;
-  for (const std::string name :
-       {"mixed_raw", "mixed_bounded", "damped_mixed", "rhythm_envelope", "high_jet_r2"}) {
+  for (const std::string name : {"mixed_raw", "mixed_bounded", "damped_mixed", "rhythm_envelope",
+                                 "high_jet_r2", "scaled_high_jet_r3"}) {
     TaskConfig c = config("kernel-lm");
     c.kernel = name;
     c.trainLength = L;
