@@ -35,8 +35,8 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
              "1: labels drawn from sigmoid(3 score) instead of the sign of the score"}};
   }
   if (c.id == "kv-retrieval")
-    return {{"pairs", true, 1, kMaxLen, 4, false, "P: key-value pairs stored in each sequence"},
-            {"noise_tokens", true, 1, kMaxLen, 16, false, "N: distinct filler tokens"},
+    return {{"pairs", true, 1, std::floor(kMaxLen / 3) - 1, 4, false,
+             "P: key-value pairs stored in each sequence (needs T >= 3P + 3)"},
             {"keys", true, 1, kMaxLen, 16, false, "K: distinct key tokens (>= pairs)"},
             {"values", true, 2, kMaxLen, 16, false, "V: distinct value tokens"}};
   if (c.id == "sector-teacher") {

@@ -348,15 +348,17 @@ TEST(TaskSectorTeacher, SectorsAndErrors) {
 
 // ---- key-value retrieval -----------------------------------------------------------------------
 
+// The reference's layout (jordan_rope data.py): PAD 0, BOS 1, QUERY 2, NOISE 3, keys from 4,
+// values after the keys; noise uniform over the four special tokens.
 TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
-  const long long N = 5, K = 7, V = 6, P = 3, B = 64;
-  auto task = makeTask(
-      config("kv-retrieval", {{"pairs", P}, {"noise_tokens", N}, {"keys", K}, {"values", V}}));
-  EXPECT_EQ(task->vocabSize(), 2 + N + K + V);
-  EXPECT_EQ(task->minLength(), 2 * P + 3);
-  const auto isKey = [&](int64_t t) { return t >= 2 + N && t < 2 + N + K; };
-  const auto isValue = [&](int64_t t) { return t >= 2 + N + K && t < 2 + N + K + V; };
+  const long long K = 7, V = 6, P = 3, B = 64;
+  auto task = makeTask(config("kv-retrieval", {{"pairs", P}, {"keys", K}, {"values", V}}));
+  EXPECT_EQ(task->vocabSize(), 4 + K + V);
+  EXPECT_EQ(task->minLength(), 3 * P + 3);
+  const auto isKey = [&](int64_t t) { return t >= 4 && t < 4 + K; };
+  const auto isValue = [&](int64_t t) { return t >= 4 + K && t < 4 + K + V; };
   std::set<long long> distances;
+  std::vector<long long> noiseCount(4, 0);
   for (long long T : {task->minLength(), 12LL, 50LL}) {
     const Batch batch = task->sample(B, T, 17);
     expectLastPositionTask(batch, B, T);
@@ -366,17 +368,19 @@ TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
     auto tg = batch.targets.accessor<int64_t, 2>();
     auto info = batch.info.accessor<int64_t, 1>();
     for (long long b = 0; b < B; ++b) {
-      EXPECT_EQ(tok[b][0], 0);      // BOS
-      EXPECT_EQ(tok[b][T - 2], 1);  // QUERY
+      EXPECT_EQ(tok[b][0], 1);      // BOS
+      EXPECT_EQ(tok[b][T - 2], 2);  // QUERY
       ASSERT_TRUE(isKey(tok[b][T - 1]));
+      EXPECT_LT(tok[b][T - 3], 4) << "T-3 is always noise (pair starts stop at T-5)";
       std::set<int64_t> keys;
       long long found = -1;
       for (long long i = 1; i < T - 2; ++i) {
         const int64_t t = tok[b][i];
-        ASSERT_TRUE(t >= 2 && t < 2 + N + K + V) << t;
+        ASSERT_TRUE(t >= 0 && t < 4 + K + V) << t;
+        if (t < 4) ++noiseCount[t];
         if (isValue(t)) EXPECT_TRUE(isKey(tok[b][i - 1])) << "a value follows its key";
         if (!isKey(t)) continue;
-        ASSERT_LT(i + 1, T - 2) << "a key needs its value inside the body";
+        ASSERT_LE(i, T - 5) << "pair starts lie in [1, T-5]";
         EXPECT_TRUE(isValue(tok[b][i + 1]));
         EXPECT_TRUE(keys.insert(t).second) << "keys are distinct";
         if (t == tok[b][T - 1]) found = i;
@@ -389,17 +393,46 @@ TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
     }
   }
   EXPECT_GT(distances.size(), 20u) << "pairs should land at many distances";
+  for (int t = 0; t < 4; ++t) EXPECT_GT(noiseCount[t], 200) << "noise token " << t;
+}
+
+// The reference's evaluation: distance_points 64 .. 8192 below T-2; the queried key at
+// max(1, min(T-5, T-1-distance)).
+TEST(TaskKvRetrieval, AccuracyDistancesAndFixedDistance) {
+  auto task = makeTask(config("kv-retrieval"));
+  EXPECT_TRUE(task->accuracyDistances(64).empty());
+  EXPECT_EQ(task->accuracyDistances(66), (std::vector<long long>{}));
+  EXPECT_EQ(task->accuracyDistances(67), (std::vector<long long>{64}));
+  EXPECT_EQ(task->accuracyDistances(1024), (std::vector<long long>{64, 128, 256, 512}));
+  EXPECT_EQ(task->accuracyDistances(10000),
+            (std::vector<long long>{64, 128, 256, 512, 1024, 2048, 4096, 8192}));
+  for (long long dist : {64LL, 128LL}) {
+    const Batch b = task->sampleAtDistance(16, 200, dist, 3);
+    auto tok = b.tokens.accessor<int64_t, 2>();
+    auto tg = b.targets.accessor<int64_t, 2>();
+    for (long long i = 0; i < 16; ++i) {
+      EXPECT_EQ(b.info[i].item<int64_t>(), dist);
+      const long long s = 200 - 1 - dist;  // the key's place
+      EXPECT_EQ(tok[i][s], tok[i][199]);
+      EXPECT_EQ(tg[i][199], tok[i][s + 1]);
+    }
+  }
+  // Clamped like the reference: a distance past the start sits at s = 1 (distance T-2).
+  EXPECT_EQ(task->sampleAtDistance(2, 20, 100, 0).info[0].item<int64_t>(), 18);
+  EXPECT_THROW(task->sampleAtDistance(2, 20, 0, 0), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kernel-lm"))->sampleAtDistance(2, 20, 5, 0), InvalidArgument);
 }
 
 TEST(TaskKvRetrieval, Limits) {
   auto task = makeTask(config("kv-retrieval"));
-  EXPECT_EQ(task->vocabSize(), 2 + 16 + 16 + 16);
-  EXPECT_THROW(task->sample(2, 10, 0), InvalidArgument);  // < 2*4 + 3
-  EXPECT_NO_THROW(task->sample(2, 11, 0));
+  EXPECT_EQ(task->vocabSize(), 4 + 16 + 16);
+  EXPECT_THROW(task->sample(2, 14, 0), InvalidArgument);  // < 3*4 + 3
+  EXPECT_NO_THROW(task->sample(2, 15, 0));
+  EXPECT_EQ(makeTask(config("kv-retrieval", {{"pairs", 1}}))->minLength(), 8);  // the reference's
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 0}})), InvalidArgument);
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 5}, {"keys", 4}})), InvalidArgument);
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"values", 1}})), InvalidArgument);
-  EXPECT_THROW(makeTask(config("kv-retrieval", {{"noise_tokens", 0}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kv-retrieval", {{"noise_tokens", 4}})), InvalidArgument);
 }
 
 // ---- byte LM ------------------------------------------------------------------------------------
