@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   poslab::cli::addCompareCommand(app);
   poslab::cli::addRunCommand(app);
   poslab::cli::addResponseCommand(app);
+  poslab::cli::addTaskKernelCommand(app);
   try {
     poslab::configureThreads();
     app.parse(argc, argv);

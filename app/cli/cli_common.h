@@ -42,5 +42,6 @@ void addEvalCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addResponseCommand(CLI::App& app);
+void addTaskKernelCommand(CLI::App& app);
 
 }  // namespace poslab::cli

@@ -1,17 +1,23 @@
-// Kernel LM / distance-modulated phase (Jordan-RoPE; MATH 3.2): classify the sign of a lag-kernel
-// weighted sum of random bits.
+// Kernel LM / distance-modulated phase (Jordan-RoPE paper; docs/MATH.md 3.2): classify the sign of
+// a lag-kernel weighted sum of random bits, as the reference code does (ybzhang-nxu/jordan_rope
+// scripts/run_kernel_lm.py: kernel_values, generate_batch; configs/kernel_lm.yaml).
 //
 // Layout, length T:   bit_0 .. bit_{T-2}  QUERY        vocab 3: bits 0, 1; QUERY = 2
-// x_t = 2 bit_t - 1; score = sum_{d=1}^{T-1} x_{T-1-d} K(d) / ||K||, ||K|| = the L2 norm of K over
-// the training lags d = 1 .. trainLength-1 (the same at every evaluation length, so longer
-// sequences add the kernel's tail rather than rescaling it). K = lagKernel(config.kernel) with
-// defaultLagKernelParams(headDim, base 10000, L = trainLength).
-// target at T-1: 1[score > 0] (an exact tie, |score| <= 1e-12 sum_d |K(d)| / ||K||, gives 0), or
-// with "stochastic" = 1 a Bernoulli(sigmoid(3 score)) draw; -1 elsewhere; answer true only at
-// T-1. T in [2, 2^20].
-// Options: omega, omega2, gamma (override the kernel parameters), stochastic (0 or 1).
+// x_t = 2 bit_t - 1; the bit at position t has lag d = T-1-t (the reference's kernel.flip(0)).
+// score = sum_{d=1}^{T-1} x_{T-1-d} K(d) / max(||K||, 1e-6), ||K|| = the L2 norm of K over the
+// training lags d = 1 .. trainLength-1 (the same at every evaluation length, so longer sequences
+// add the kernel's tail rather than rescaling it). K = lagKernel(config.kernel) with
+// defaultLagKernelParams(headDim, base 10000, L = trainLength): omega = 10000^(-2*3/headDim),
+// omega2 = 10000^(-2*5/headDim), gamma = 1e-4, scaled_c = 0.1 (the reference's
+// target_freq_index 3, second_freq_index 5, gamma 1e-4, scaled_c 0.1).
+// target at T-1: 1[score > 0] (the reference's label_mode threshold; an exact tie, |score| <=
+// 1e-12 sum_d |K(d)| / ||K||, gives 0), or with "stochastic" = 1 a Bernoulli(sigmoid(3 score))
+// draw (label_mode stochastic, logit_scale 3); -1 elsewhere; answer true only at T-1.
+// T in [2, 2^20]. PosLab computes in float64 (the reference in float32).
+// Options: omega, omega2, gamma, scaled_c (override the kernel parameters), stochastic (0 or 1).
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tasks/lag_kernels.h"
@@ -23,7 +29,8 @@ namespace poslab {
 namespace {
 
 constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0002ULL;
-constexpr double kBase = 10000;  // RoPE base that sets the default omega = base^(-6/headDim)
+constexpr double kBase = 10000;      // RoPE base that sets the default omega = base^(-6/headDim)
+constexpr double kNormFloor = 1e-6;  // the reference's clamp_min(1e-6) on ||K||
 
 class KernelLmTask : public Task {
  public:
@@ -41,13 +48,17 @@ class KernelLmTask : public Task {
                            {{"omega", params_.omega},
                             {"omega2", params_.omega2},
                             {"gamma", params_.gamma},
+                            {"scaled_c", params_.scaledC},
                             {"stochastic", 0}});
     params_.omega = opts.get("omega");
     params_.omega2 = opts.get("omega2");
     params_.gamma = opts.getReal("gamma", 0, HUGE_VAL);
+    params_.scaledC = opts.getReal("scaled_c", -HUGE_VAL, HUGE_VAL);
     stochastic_ = opts.getInt("stochastic", 0, 1) == 1;
     norm_ = trainingLagNorm([&](double d) { return lagKernel(kernel_, params_, {d})[0]; },
                             config.trainLength);
+    // An all-zero kernel would label every sequence 0; the reference clamps the norm at 1e-6 and
+    // trains on it, PosLab refuses it.
     if (!(norm_ > 0) || !std::isfinite(norm_))
       throw InvalidArgument("kernel-lm: kernel '" + kernel_ + "' has L2 norm " +
                                 std::to_string(norm_) + " over the training lags",
@@ -60,11 +71,15 @@ class KernelLmTask : public Task {
   long long maxLength() const override { return kMaxTaskLength; }
 
   std::vector<double> labelWeights(long long length) const override {
-    std::vector<double> lags(length);
-    for (long long d = 0; d < length; ++d) lags[d] = static_cast<double>(d);
-    std::vector<double> weights = lagKernel(kernel_, params_, lags);  // index d = lag
-    for (double& w : weights) w /= norm_;
+    std::vector<double> weights = targetKernel(length);
+    for (double& w : weights) w /= std::max(norm_, kNormFloor);
     return weights;
+  }
+
+  std::vector<double> targetKernel(long long length) const override {
+    std::vector<double> lags(std::max<long long>(length, 1));
+    for (size_t d = 0; d < lags.size(); ++d) lags[d] = static_cast<double>(d);
+    return lagKernel(kernel_, params_, lags);  // index d = lag
   }
 
   Batch sample(long long batch, long long length, uint64_t seed) const override {

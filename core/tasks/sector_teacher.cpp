@@ -1,13 +1,26 @@
-// Sector-teacher task (PJ-RoPE; docs/MATH.md 3.4). Kernels in sector_teacher.h.
+// Sector-teacher task (PJ-RoPE paper's synthetic query LM; docs/MATH.md 3.4). Kernels in
+// sector_teacher.h.
 //
-// Layout, length T:   bit_0 .. bit_{T-2}  QUERY        vocab 3: bits 0, 1; QUERY = 2
-// x_t = 2 bit_t - 1; config.kernel names the teacher. Option "teacher":
-//   0  signed normalised K: score = sum_{d=1}^{T-1} x_{T-1-d} K(d) / ||K||, ||K|| the L2 norm over
-//      the training lags d = 1..trainLength-1 (as kernel-lm)
-//   1  softmax(4 K) attention: score = sum_d softmax_d(4 K(d)) x_{T-1-d}, softmax over d = 1..T-1
-// target at T-1: 1[score > 0] (an exact tie, |score| <= 1e-12 sum_d |weight_d|, gives 0); -1
-// elsewhere; answer true only at T-1. T in [2, 2^20].
-// Options: omega (default 2 pi * 4 / L), teacher (0 or 1), L (default trainLength).
+// What the reference does (ybzhang-nxu/Poincare_Rope, experiments/synthetic_query_lm.py:
+// sample_batch, teacher_coefficients, teacher_kernel_by_position), and so this task:
+//   Layout, length T:  bit_0 .. bit_{T-2}  QUERY      vocab 3: bits 0, 1; QUERY = 2
+//   x_t = 2 bit_t - 1 (token 1 is the bit +1). The bit at position t has lag d = T-1-t, so the
+//   lags run T-1, ..., 1 from the first bit to the last; the QUERY itself has no weight.
+//   K(d) is evaluated at those T-1 lags with x = d/L and omega = 2 pi cycles / L where L is the
+//   TRAINING length, also when T is an evaluation length (the reference passes train_len).
+//   Teacher (option "teacher"), "over the bits" meaning over those T-1 positions at this length:
+//     1  attention (the reference default): c_d = softmax_d(lambda K(d)), lambda = 4
+//        (--attention-lambda; option "attention_lambda")
+//     0  signed: c_d = K(d) / max(||K||, eps), ||K|| the L2 norm over the same T-1 lags
+//   score = sum_d c_d x_{T-1-d}; label at T-1: 1[score > 0]; -1 elsewhere; answer only at T-1.
+//   Reference defaults: target recency_weak_jet, teacher attention, omega 2 pi 17 / L, lambda 4,
+//   train length 96, evaluation lengths 96 and 192.
+// PosLab differences: float64 instead of the reference's float32; an exact tie (|score| <= 1e-12
+// sum_d |c_d|) is labelled 0 on every build (the reference's score > 0 is also 0 for an exact
+// zero); the reference's --median-threshold (threshold at the batch median) is not offered, since
+// PosLab generates each example independently of its batch. T in [2, 2^20].
+// Options: omega (< 0: the teacher's default), teacher (0 or 1, default 1), attention_lambda
+// (> 0, default 4), L (default trainLength).
 #include "tasks/sector_teacher.h"
 
 #include <ATen/ATen.h>
@@ -23,8 +36,29 @@ namespace poslab {
 namespace {
 
 constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0004ULL;
-constexpr double kSoftmaxScale = 4;  // softmax(4 K): the teacher's attention temperature
-constexpr double kPeriods = 4;       // default omega: 4 periods over the training length
+constexpr double kAttentionLambda = 4;   // the reference's --attention-lambda: softmax(4 K)
+constexpr double kReferenceCycles = 17;  // the reference's --omega-cycles
+constexpr double kPoslabPeriods = 4;     // the poslab- variants' default: 4 periods over L
+constexpr double kNormFloor = 2.220446049250313e-16;  // the reference's clamp_min(finfo.eps)
+
+const std::vector<std::string>& referenceTeachers() {
+  static const std::vector<std::string> names = {"phase",     "first_jet", "second_jet",
+                                                 "third_jet", "affine",    "recency_weak_jet",
+                                                 "lc_core",   "lc_affine"};
+  return names;
+}
+
+const std::vector<std::string>& poslabTeachers() {
+  static const std::vector<std::string> names = {"poslab-jet2",   "poslab-jet3",
+                                                 "poslab-affine", "poslab-recency",
+                                                 "poslab-lc",     "poslab-lc-affine"};
+  return names;
+}
+
+bool isReferenceTeacher(const std::string& name) {
+  const auto& r = referenceTeachers();
+  return std::find(r.begin(), r.end(), name) != r.end();
+}
 
 void checkTeacherName(const std::string& name) {
   const auto names = sectorTeacherNames();
@@ -40,22 +74,19 @@ class SectorTeacherTask : public Task {
     checkTeacherName(teacher_);
     if (config.trainLength < 2)
       throw InvalidArgument("sector-teacher: trainLength " + std::to_string(config.trainLength) +
-                            " must be at least 2 (the kernel is normalised over lags 1..L-1)");
+                            " must be at least 2");
     // The kernels' context scale L defaults to the training length; a smaller L makes the
     // window reach past it, where the light-cone chart's log-compressed phase differs from FJ's.
-    const TaskOptions opts(
-        "sector-teacher", config.options,
-        {{"omega", -1}, {"teacher", 0}, {"L", static_cast<double>(config.trainLength)}});
+    const TaskOptions opts("sector-teacher", config.options,
+                           {{"omega", -1},
+                            {"teacher", 1},
+                            {"attention_lambda", kAttentionLambda},
+                            {"L", static_cast<double>(config.trainLength)}});
     L_ = opts.get("L");
     if (!(L_ >= 1)) throw InvalidArgument("sector-teacher: option L must be >= 1");
-    omega_ = opts.get("omega") < 0 ? 2 * M_PI * kPeriods / L_ : opts.get("omega");
+    omega_ = opts.get("omega") < 0 ? defaultTeacherOmega(teacher_, L_) : opts.get("omega");
     softmax_ = opts.getInt("teacher", 0, 1) == 1;
-    norm_ = trainingLagNorm([&](double d) { return sectorTeacherKernel(teacher_, omega_, L_, d); },
-                            config.trainLength);
-    if (!softmax_ && (!(norm_ > 0) || !std::isfinite(norm_)))
-      throw InvalidArgument("sector-teacher: teacher '" + teacher_ + "' has L2 norm " +
-                                std::to_string(norm_) + " over the training lags",
-                            "it must be positive and finite; check omega and trainLength");
+    lambda_ = opts.getReal("attention_lambda", 1e-12, 1e12);
   }
 
   std::string id() const override { return "sector-teacher"; }
@@ -63,19 +94,27 @@ class SectorTeacherTask : public Task {
   long long minLength() const override { return 2; }
   long long maxLength() const override { return kMaxTaskLength; }
 
-  std::vector<double> labelWeights(long long length) const override {
-    // weights[d], d = 1..T-1: K(d) / ||K||, or softmax_d(4 K(d)) (max-shifted for stability).
-    std::vector<double> weights(length, 0.0);
+  std::vector<double> targetKernel(long long length) const override {
+    std::vector<double> k(std::max<long long>(length, 1), 0.0);
     for (long long d = 1; d < length; ++d)
-      weights[d] = sectorTeacherKernel(teacher_, omega_, L_, static_cast<double>(d));
+      k[d] = sectorTeacherKernel(teacher_, omega_, L_, static_cast<double>(d));
+    return k;
+  }
+
+  std::vector<double> labelWeights(long long length) const override {
+    // weights[d], d = 1..T-1: softmax_d(lambda K(d)) (max-shifted), or K(d) / ||K|| over the
+    // same lags.
+    std::vector<double> weights = targetKernel(length);
     if (softmax_) {
       double m = -HUGE_VAL, z = 0;
-      for (long long d = 1; d < length; ++d) m = std::max(m, kSoftmaxScale * weights[d]);
-      for (long long d = 1; d < length; ++d)
-        z += weights[d] = std::exp(kSoftmaxScale * weights[d] - m);
+      for (long long d = 1; d < length; ++d) m = std::max(m, lambda_ * weights[d]);
+      for (long long d = 1; d < length; ++d) z += weights[d] = std::exp(lambda_ * weights[d] - m);
       for (long long d = 1; d < length; ++d) weights[d] /= z;
     } else {
-      for (double& w : weights) w /= norm_;
+      double ss = 0;
+      for (long long d = 1; d < length; ++d) ss += weights[d] * weights[d];
+      const double norm = std::max(std::sqrt(ss), kNormFloor);
+      for (double& w : weights) w /= norm;
     }
     return weights;
   }
@@ -96,37 +135,54 @@ class SectorTeacherTask : public Task {
 
  private:
   std::string teacher_;
-  double L_ = 64;
+  double L_ = 96;
   double omega_ = 0;
-  bool softmax_ = false;
-  double norm_ = 1;
+  bool softmax_ = true;
+  double lambda_ = kAttentionLambda;
 };
 
 }  // namespace
 
 std::vector<std::string> sectorTeacherNames() {
-  return {"phase", "jet1", "jet2", "jet3", "affine", "recency", "lc", "lc-affine"};
+  std::vector<std::string> names = referenceTeachers();
+  names.insert(names.end(), poslabTeachers().begin(), poslabTeachers().end());
+  return names;
 }
 
 std::string sectorOfTeacher(const std::string& name) {
   checkTeacherName(name);
-  if (name == "affine" || name == "recency") return "affine";
-  if (name == "lc") return "LC";
-  if (name == "lc-affine") return "LC+affine";
+  if (name == "affine" || name == "recency_weak_jet" || name == "poslab-affine" ||
+      name == "poslab-recency")
+    return "affine";
+  if (name == "lc_core" || name == "poslab-lc") return "LC";
+  if (name == "lc_affine" || name == "poslab-lc-affine") return "LC+affine";
   return "FJ";
 }
 
+double defaultTeacherOmega(const std::string& name, double L) {
+  checkTeacherName(name);
+  return 2 * M_PI * (isReferenceTeacher(name) ? kReferenceCycles : kPoslabPeriods) / L;
+}
+
 double sectorTeacherKernel(const std::string& name, double omega, double L, double d) {
-  const double u = d / L, c = std::cos(omega * d);
+  const double x = d / L, c = std::cos(omega * d);
   if (name == "phase") return c;
-  if (name == "jet1") return u * c;
-  if (name == "jet2") return u * u / 2 * c;
-  if (name == "jet3") return u * u * u / 6 * c;
-  if (name == "affine") return -u;
-  if (name == "recency") return -u + 0.25 * u * c;
-  const double phi = L * std::asinh(u);  // phi_L(d), the light-cone clock of pj_kernel.h
-  if (name == "lc") return std::cos(omega * phi);
-  if (name == "lc-affine") return 0.5 * std::cos(omega * phi) - 0.5 * std::asinh(u);
+  if (name == "first_jet") return x * c;
+  if (name == "second_jet") return x * x * std::exp(-0.1 * x) * c;
+  if (name == "third_jet") return x * x * x * std::exp(-0.1 * x) * c;
+  if (name == "affine") return -0.4 * x;
+  if (name == "recency_weak_jet") return -0.4 * x + 0.15 * x * x * c;
+  // The light-cone chart (pjrope/torch_backend.py eta_l, phi_l, beta_l).
+  const double eta = std::asinh(x), phi = L * eta, beta = d / std::sqrt(d * d + L * L);
+  const double lcCore = std::cos(omega * phi) * (1 + 0.4 * beta + 0.2 * beta * beta);
+  if (name == "lc_core") return lcCore;
+  if (name == "lc_affine") return lcCore - 0.25 * eta;
+  if (name == "poslab-jet2") return x * x / 2 * c;
+  if (name == "poslab-jet3") return x * x * x / 6 * c;
+  if (name == "poslab-affine") return -x;
+  if (name == "poslab-recency") return -x + 0.25 * x * c;
+  if (name == "poslab-lc") return std::cos(omega * phi);
+  if (name == "poslab-lc-affine") return 0.5 * std::cos(omega * phi) - 0.5 * eta;
   checkTeacherName(name);
   return 0;  // unreachable: checkTeacherName threw
 }

@@ -38,6 +38,17 @@ class Task {
   // Bits-then-QUERY tasks (kernel-lm, sector-teacher): weights[d], d = 0..length-1 (index 0
   // unused), the lag weights whose signed sum over the bits gives the label. Empty for other tasks.
   virtual std::vector<double> labelWeights(long long /*length*/) const { return {}; }
+  // The task's target or teacher kernel K(d) as its paper defines it, before any normalisation or
+  // softmax: k[d], d = 0..length-1 (index 0 unused), at the lags a sequence of `length` tokens
+  // has. Empty for tasks without one (poslab-cli task-kernel prints it).
+  virtual std::vector<double> targetKernel(long long /*length*/) const { return {}; }
+  // Tasks whose paper reports accuracy against a distance (kv-retrieval: how far back the queried
+  // key sits): the distances to report at this length. Empty for other tasks.
+  virtual std::vector<long long> accuracyDistances(long long /*length*/) const { return {}; }
+  // A batch like sample()'s whose every example has the given distance (its info), for the
+  // distances accuracyDistances() names. Throws InvalidArgument for a task without distances.
+  virtual Batch sampleAtDistance(long long batch, long long length, long long distance,
+                                 uint64_t seed) const;
 };
 
 std::vector<std::string> taskIds();

@@ -1,5 +1,6 @@
 #include "tasks/task_options.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "tasks/lag_kernels.h"
@@ -10,7 +11,6 @@ namespace poslab {
 
 namespace {
 constexpr double kKernelLmBase = 10000;  // as kernel_lm.cpp: omega = base^(-6/headDim)
-constexpr double kTeacherPeriods = 4;    // as sector_teacher.cpp: 4 periods over L
 constexpr double kMaxLen = static_cast<double>(kMaxTaskLength);
 }  // namespace
 
@@ -27,23 +27,31 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
     return {{"omega", false, -HUGE_VAL, HUGE_VAL, p.omega, true,
              "main frequency of the target kernel (rad per position); default 10000^(-6/head_dim)"},
             {"omega2", false, -HUGE_VAL, HUGE_VAL, p.omega2, true,
-             "second frequency (rhythm_envelope); default 10000^(-2/head_dim)"},
+             "second frequency (rhythm_envelope); default 10000^(-10/head_dim)"},
             {"gamma", false, 0, HUGE_VAL, p.gamma, false, "decay of damped_mixed (per position)"},
+            {"scaled_c", false, -HUGE_VAL, HUGE_VAL, p.scaledC, false,
+             "c of scaled_high_jet_rN: x^N e^(-c x) cos(omega d)"},
             {"stochastic", true, 0, 1, 0, false,
              "1: labels drawn from sigmoid(3 score) instead of the sign of the score"}};
   }
   if (c.id == "kv-retrieval")
-    return {{"pairs", true, 1, kMaxLen, 4, false, "P: key-value pairs stored in each sequence"},
-            {"noise_tokens", true, 1, kMaxLen, 16, false, "N: distinct filler tokens"},
+    return {{"pairs", true, 1, std::floor(kMaxLen / 3) - 1, 4, false,
+             "P: key-value pairs stored in each sequence (needs T >= 3P + 3)"},
             {"keys", true, 1, kMaxLen, 16, false, "K: distinct key tokens (>= pairs)"},
             {"values", true, 2, kMaxLen, 16, false, "V: distinct value tokens"}};
-  if (c.id == "sector-teacher")
+  if (c.id == "sector-teacher") {
+    const auto teachers = sectorTeacherNames();
+    const bool known = std::find(teachers.begin(), teachers.end(), c.kernel) != teachers.end();
     return {
-        {"omega", false, 0, HUGE_VAL, 2 * M_PI * kTeacherPeriods / L, true,
-         "teacher frequency (rad per position); default 2 pi 4 / L, four periods over L"},
-        {"teacher", true, 0, 1, 0, false,
-         "0: sign of the normalised kernel; 1: softmax(4 K) attention teacher"},
+        {"omega", false, 0, HUGE_VAL, defaultTeacherOmega(known ? c.kernel : "phase", L), true,
+         "teacher frequency (rad per position); default 2 pi 17 / L (poslab- teachers: "
+         "2 pi 4 / L)"},
+        {"teacher", true, 0, 1, 1, false,
+         "1: softmax(lambda K) attention teacher (the reference's default); 0: K / ||K||"},
+        {"attention_lambda", false, 1e-12, 1e12, 4, false,
+         "lambda of the attention teacher softmax(lambda K)"},
         {"L", false, 1, HUGE_VAL, L, true, "context scale of the teacher (default: train length)"}};
+  }
   return {};
 }
 

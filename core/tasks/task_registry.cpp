@@ -5,6 +5,12 @@
 
 namespace poslab {
 
+Batch Task::sampleAtDistance(long long /*batch*/, long long /*length*/, long long /*distance*/,
+                             uint64_t /*seed*/) const {
+  throw InvalidArgument("task '" + id() + "' has no distance to sample at",
+                        "only tasks with accuracyDistances() (kv-retrieval) do");
+}
+
 std::vector<std::string> taskIds() {
   return {"indirect-indexing", "kernel-lm", "kv-retrieval", "sector-teacher", "byte-lm"};
 }

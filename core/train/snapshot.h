@@ -12,6 +12,9 @@ struct EvalResult {
   long long length = 0;
   double loss = NAN;
   double accuracy = NAN;  // NaN for tasks without accuracy
+  // Tasks with accuracyDistances() (kv-retrieval): distance -> accuracy on sequences whose every
+  // example has that distance, at the reference's distance points below this length.
+  std::map<long long, double> accuracyByDistance;
 };
 
 // What a snapshot reports; the UI and the tests branch on this, never on the message text.

@@ -288,6 +288,20 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     r.length = L;
     r.loss = lossSum / std::max(1.0, lossCount);
     r.accuracy = (s.task->hasAccuracy() && answers > 0) ? hits / answers : NAN;
+    // Accuracy against distance (kv-retrieval, as the paper reports it): as many sequences again
+    // at each of the task's distance points, every one with its key that far back.
+    for (long long dist : s.evalTask->accuracyDistances(L)) {
+      double distHits = 0, distAnswers = 0;
+      for (long long done = 0, i = 0; done < total; done += bs, ++i) {
+        const long long n = std::min(bs, total - done);
+        Batch b = s.toDevice(s.evalTask->sampleAtDistance(
+            n, L, dist, batchSeed(s.cfg.run.seed, i, kEvalStream + L)));
+        torch::Tensor logits = s.model->forward(b.tokens);
+        distHits += (logits.argmax(-1) == b.targets).logical_and(b.answer).sum().item<double>();
+        distAnswers += b.answer.sum().item<double>();
+      }
+      if (distAnswers > 0) r.accuracyByDistance[dist] = distHits / distAnswers;
+    }
     out.push_back(r);
   }
   return out;

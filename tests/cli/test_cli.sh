@@ -138,6 +138,18 @@ echo "garbage" > "$tmp/garbage.pt"
 expect_error eval-garbage "not a PosLab checkpoint" "$cli" eval --checkpoint "$tmp/garbage.pt"
 expect_error preset-unknown "unknown preset" "$cli" run --preset nonsense
 
+# task-kernel: a task's K(d) as the papers define it (values from python3 on the reference formulas).
+"$cli" task-kernel --task sector-teacher --kernel phase --length 192 --train-length 96 --json > "$tmp/tk.json"
+json_has task-kernel-json "$tmp/tk.json" "d['lags']==list(range(1,192)) and len(d['kernel'])==191 and abs(d['kernel'][0]-0.44228869021900125)<1e-12 and abs(d['kernel'][149]+0.92387953251128296)<1e-12"
+"$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 1024 --head-dim 32 --json > "$tmp/tk2.json"
+json_has task-kernel-lm "$tmp/tk2.json" "abs(d['kernel'][99]-0.047164281146799311)<1e-12"
+"$cli" task-kernel --task sector-teacher --kernel affine --length 4 --task-set omega=1 > "$tmp/tk.txt"
+[ "$(wc -l < "$tmp/tk.txt")" -eq 5 ] && grep -q "^3 *-0.3$" "$tmp/tk.txt" && ok || fail "task-kernel table: $(cat "$tmp/tk.txt")"
+expect_error task-kernel-no-kernel "has no target or teacher kernel" "$cli" task-kernel --task kv-retrieval --kernel x --length 64
+expect_error task-kernel-unknown "unknown sector teacher 'jet1'" "$cli" task-kernel --task sector-teacher --kernel jet1 --length 8
+expect_error task-kernel-length "must be at least 2" "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 1
+expect_error task-kernel-option "has no option 'no_such'" "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 8 --set no_such=1
+
 # A failed write keeps the previous file.
 echo "previous" > "$tmp/keep.csv"
 chmod 500 "$tmp" 2>/dev/null

@@ -157,7 +157,7 @@ TEST(TaskOptionSpecs, DefaultsAndRangesAgreeWithTheTasks) {
     c.id = id;
     c.trainLength = 40;
     c.headDim = 16;
-    if (id == "sector-teacher") c.kernel = "jet1";
+    if (id == "sector-teacher") c.kernel = "first_jet";
     const auto specs = taskOptionSpecs(c);
     if (id == "byte-lm") {
       EXPECT_TRUE(specs.empty());

@@ -130,16 +130,18 @@ TEST(TaskIndirectIndexing, Limits) {
 
 // ---- kernel LM ----------------------------------------------------------------------------------
 
-// K(d) straight from MATH 3.2.1, omega = 10000^(-6/D), omega2 = 10000^(-2/D), gamma 0.01.
+// K(d) from the reference's run_kernel_lm.py kernel_values: omega = 10000^(-2*3/D),
+// omega2 = 10000^(-2*5/D), gamma 1e-4, scaled_c 0.1, x = d/L.
 double specKernel(const std::string& name, double d, double L, double D) {
-  const double w = std::pow(10000.0, -6.0 / D), w2 = std::pow(10000.0, -2.0 / D), u = d / L;
-  if (name == "mixed_raw") return u * std::cos(w * d);
+  const double w = std::pow(10000.0, -6.0 / D), w2 = std::pow(10000.0, -10.0 / D), x = d / L;
+  if (name == "mixed_raw") return x * std::cos(w * d);
   if (name == "mixed_bounded") return (d / (1 + d / L)) / L * std::cos(w * d);
   if (name == "damped_mixed")
-    return std::exp(-0.01 * d) * (std::cos(w * d) + 0.75 * u * std::sin(w * d));
+    return std::exp(-1e-4 * d) * (std::cos(w * d) + 0.75 * x * std::sin(w * d));
   if (name == "rhythm_envelope")
-    return (0.25 + 0.85 * u) * (0.65 * std::cos(w * d) + 0.35 * std::sin(w2 * d));
-  if (name == "high_jet_r2") return u * u * std::cos(w * d);
+    return (0.25 + 0.85 * x) * (0.65 * std::cos(w * d) + 0.35 * std::sin(w2 * d));
+  if (name == "high_jet_r2") return x * x * std::cos(w * d);
+  if (name == "scaled_high_jet_r3") return x * x * x * std::exp(-0.1 * x) * std::cos(w * d);
   ADD_FAILURE() << name;
   return 0;
 }
@@ -170,8 +172,8 @@ void checkBitsQueryLabels(const Batch& batch, const std::vector<double>& weight,
 
 TEST(TaskKernelLm, LabelsMatchSpecScore) {
   const long long L = 32, D = 16, B = 48;
-  for (const std::string name :
-       {"mixed_raw", "mixed_bounded", "damped_mixed", "rhythm_envelope", "high_jet_r2"}) {
+  for (const std::string name : {"mixed_raw", "mixed_bounded", "damped_mixed", "rhythm_envelope",
+                                 "high_jet_r2", "scaled_high_jet_r3"}) {
     TaskConfig c = config("kernel-lm");
     c.kernel = name;
     c.trainLength = L;
@@ -239,41 +241,62 @@ TEST(TaskKernelLm, OptionsAndLimits) {
 
 // ---- sector teachers ----------------------------------------------------------------------------
 
-double specTeacher(const std::string& name, double d, double L, double w) {
-  const double u = d / L, c = std::cos(w * d);
+// K(d) written here from the reference's formulas (Poincare_Rope experiments/synthetic_query_lm.py
+// teacher_kernel_by_position; the light-cone chart of pjrope/torch_backend.py), and PosLab's own
+// poslab- variants from sector_teacher.h's table.
+double referenceTeacher(const std::string& name, double d, double L, double w) {
+  const double x = d / L, c = std::cos(w * d);
+  const double eta = std::log(x + std::sqrt(x * x + 1));  // asinh(d / L)
+  const double beta = x / std::sqrt(x * x + 1);           // d / sqrt(d^2 + L^2)
+  const double core = std::cos(w * L * eta) * (1 + 0.4 * beta + 0.2 * std::pow(beta, 2));
   if (name == "phase") return c;
-  if (name == "jet1") return u * c;
-  if (name == "jet2") return u * u / 2 * c;
-  if (name == "jet3") return u * u * u / 6 * c;
-  if (name == "affine") return -u;
-  if (name == "recency") return -u + 0.25 * u * c;
-  if (name == "lc") return std::cos(w * L * std::asinh(u));
-  if (name == "lc-affine") return 0.5 * std::cos(w * L * std::asinh(u)) - 0.5 * std::asinh(u);
+  if (name == "first_jet") return x * c;
+  if (name == "second_jet") return std::pow(x, 2) * std::exp(-x / 10) * c;
+  if (name == "third_jet") return std::pow(x, 3) * std::exp(-x / 10) * c;
+  if (name == "affine") return -0.4 * x;
+  if (name == "recency_weak_jet") return -0.4 * x + 0.15 * std::pow(x, 2) * c;
+  if (name == "lc_core") return core;
+  if (name == "lc_affine") return core - 0.25 * eta;
+  if (name == "poslab-jet2") return std::pow(x, 2) / 2 * c;
+  if (name == "poslab-jet3") return std::pow(x, 3) / 6 * c;
+  if (name == "poslab-affine") return -x;
+  if (name == "poslab-recency") return -x + 0.25 * x * c;
+  if (name == "poslab-lc") return std::cos(w * L * eta);
+  if (name == "poslab-lc-affine") return 0.5 * std::cos(w * L * eta) - 0.5 * eta;
   ADD_FAILURE() << name;
   return 0;
 }
 
-TEST(TaskSectorTeacher, LabelsMatchSpecTeachers) {
+// Teacher 1: c_d = softmax(4 K) over the T-1 bit lags; teacher 0: K / ||K|| with the norm over
+// the same lags at this length; x = d/L and omega from the TRAINING length L at every T.
+TEST(TaskSectorTeacher, LabelsMatchReferenceTeachers) {
   const long long L = 32, B = 48;
-  const double w = 2 * M_PI * 4 / L;
-  EXPECT_EQ(sectorTeacherNames().size(), 8u);
+  EXPECT_EQ(sectorTeacherNames().size(), 14u);
   for (const auto& name : sectorTeacherNames()) {
+    const bool poslab = name.rfind("poslab-", 0) == 0;
+    const double w = 2 * M_PI * (poslab ? 4 : 17) / L;
     for (int teacher : {0, 1}) {
       TaskConfig c = config("sector-teacher", {{"teacher", teacher}});
       c.kernel = name;
       c.trainLength = L;
       auto task = makeTask(c);
       EXPECT_EQ(task->vocabSize(), 3);
-      double norm = 0;
-      for (long long d = 1; d < L; ++d) norm += std::pow(specTeacher(name, d, L, w), 2);
-      norm = std::sqrt(norm);
-      for (long long T : {L, 2 * L}) {
+      for (long long T : {L, 3 * L}) {
         std::vector<double> weight(T);
-        double z = 0;
-        for (long long d = 1; d < T; ++d) z += std::exp(4 * specTeacher(name, d, L, w));
+        double z = 0, norm = 0;
+        for (long long d = 1; d < T; ++d) {
+          z += std::exp(4 * referenceTeacher(name, d, L, w));
+          norm += std::pow(referenceTeacher(name, d, L, w), 2);
+        }
         for (long long d = 1; d < T; ++d)
-          weight[d] = teacher == 0 ? specTeacher(name, d, L, w) / norm
-                                   : std::exp(4 * specTeacher(name, d, L, w)) / z;
+          weight[d] = teacher == 0 ? referenceTeacher(name, d, L, w) / std::sqrt(norm)
+                                   : std::exp(4 * referenceTeacher(name, d, L, w)) / z;
+        const std::vector<double> k = task->targetKernel(T), got = task->labelWeights(T);
+        ASSERT_EQ(k.size(), static_cast<size_t>(T));
+        for (long long d = 1; d < T; ++d) {
+          EXPECT_NEAR(k[d], referenceTeacher(name, d, L, w), 1e-12) << name << " d=" << d;
+          EXPECT_NEAR(got[d], weight[d], 1e-12) << name << " d=" << d;
+        }
         const Batch batch = task->sample(B, T, 13);
         expectLastPositionTask(batch, B, T);
         checkBitsQueryLabels(batch, weight);
@@ -282,10 +305,10 @@ TEST(TaskSectorTeacher, LabelsMatchSpecTeachers) {
   }
 }
 
-// The affine teacher at T = 4 scores -(3 x_0 + 2 x_1 + x_2) / (L ||K||), exactly 0 for
-// x = (+, -, -) and (-, +, +); rounding must not decide those labels.
+// The signed affine teacher at T = 4 scores -(0.4 / L)(3 x_0 + 2 x_1 + x_2) / ||K||, exactly 0
+// for x = (+, -, -) and (-, +, +); rounding must not decide those labels.
 TEST(TaskSectorTeacher, ExactTiesAreLabelledZero) {
-  TaskConfig c = config("sector-teacher");
+  TaskConfig c = config("sector-teacher", {{"teacher", 0}});
   c.kernel = "affine";
   c.trainLength = 7;
   const Batch batch = makeTask(c)->sample(256, 4, 9);
@@ -301,34 +324,41 @@ TEST(TaskSectorTeacher, ExactTiesAreLabelledZero) {
 }
 
 TEST(TaskSectorTeacher, SectorsAndErrors) {
-  EXPECT_EQ(sectorOfTeacher("phase"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("jet1"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("jet2"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("jet3"), "FJ");
-  EXPECT_EQ(sectorOfTeacher("recency"), "affine");
+  for (const char* fj : {"phase", "first_jet", "second_jet", "third_jet", "poslab-jet2"})
+    EXPECT_EQ(sectorOfTeacher(fj), "FJ") << fj;
   EXPECT_EQ(sectorOfTeacher("affine"), "affine");
-  EXPECT_EQ(sectorOfTeacher("lc"), "LC");
-  EXPECT_EQ(sectorOfTeacher("lc-affine"), "LC+affine");
-  EXPECT_THROW(sectorOfTeacher("mixed_raw"), InvalidArgument);
+  EXPECT_EQ(sectorOfTeacher("recency_weak_jet"), "affine");
+  EXPECT_EQ(sectorOfTeacher("poslab-recency"), "affine");
+  EXPECT_EQ(sectorOfTeacher("lc_core"), "LC");
+  EXPECT_EQ(sectorOfTeacher("lc_affine"), "LC+affine");
+  EXPECT_EQ(sectorOfTeacher("poslab-lc-affine"), "LC+affine");
+  for (const char* gone : {"mixed_raw", "jet1", "recency", "lc", "lc-affine"})
+    EXPECT_THROW(sectorOfTeacher(gone), InvalidArgument) << gone;
   TaskConfig c = config("sector-teacher");  // default kernel "mixed_raw" is no teacher
   EXPECT_THROW(makeTask(c), InvalidArgument);
-  c.kernel = "lc";
-  EXPECT_THROW(makeTask(config("sector-teacher", {{"teacher", 2}})), InvalidArgument);
+  c.kernel = "lc_core";
+  TaskConfig bad = c;
+  bad.options = {{"teacher", 2}};
+  EXPECT_THROW(makeTask(bad), InvalidArgument);
+  bad.options = {{"attention_lambda", 0}};
+  EXPECT_THROW(makeTask(bad), InvalidArgument);
   auto task = makeTask(c);
   EXPECT_THROW(task->sample(1, 1, 0), InvalidArgument);
 }
 
 // ---- key-value retrieval -----------------------------------------------------------------------
 
+// The reference's layout (jordan_rope data.py): PAD 0, BOS 1, QUERY 2, NOISE 3, keys from 4,
+// values after the keys; noise uniform over the four special tokens.
 TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
-  const long long N = 5, K = 7, V = 6, P = 3, B = 64;
-  auto task = makeTask(
-      config("kv-retrieval", {{"pairs", P}, {"noise_tokens", N}, {"keys", K}, {"values", V}}));
-  EXPECT_EQ(task->vocabSize(), 2 + N + K + V);
-  EXPECT_EQ(task->minLength(), 2 * P + 3);
-  const auto isKey = [&](int64_t t) { return t >= 2 + N && t < 2 + N + K; };
-  const auto isValue = [&](int64_t t) { return t >= 2 + N + K && t < 2 + N + K + V; };
+  const long long K = 7, V = 6, P = 3, B = 64;
+  auto task = makeTask(config("kv-retrieval", {{"pairs", P}, {"keys", K}, {"values", V}}));
+  EXPECT_EQ(task->vocabSize(), 4 + K + V);
+  EXPECT_EQ(task->minLength(), 3 * P + 3);
+  const auto isKey = [&](int64_t t) { return t >= 4 && t < 4 + K; };
+  const auto isValue = [&](int64_t t) { return t >= 4 + K && t < 4 + K + V; };
   std::set<long long> distances;
+  std::vector<long long> noiseCount(4, 0);
   for (long long T : {task->minLength(), 12LL, 50LL}) {
     const Batch batch = task->sample(B, T, 17);
     expectLastPositionTask(batch, B, T);
@@ -338,17 +368,19 @@ TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
     auto tg = batch.targets.accessor<int64_t, 2>();
     auto info = batch.info.accessor<int64_t, 1>();
     for (long long b = 0; b < B; ++b) {
-      EXPECT_EQ(tok[b][0], 0);      // BOS
-      EXPECT_EQ(tok[b][T - 2], 1);  // QUERY
+      EXPECT_EQ(tok[b][0], 1);      // BOS
+      EXPECT_EQ(tok[b][T - 2], 2);  // QUERY
       ASSERT_TRUE(isKey(tok[b][T - 1]));
+      EXPECT_LT(tok[b][T - 3], 4) << "T-3 is always noise (pair starts stop at T-5)";
       std::set<int64_t> keys;
       long long found = -1;
       for (long long i = 1; i < T - 2; ++i) {
         const int64_t t = tok[b][i];
-        ASSERT_TRUE(t >= 2 && t < 2 + N + K + V) << t;
+        ASSERT_TRUE(t >= 0 && t < 4 + K + V) << t;
+        if (t < 4) ++noiseCount[t];
         if (isValue(t)) EXPECT_TRUE(isKey(tok[b][i - 1])) << "a value follows its key";
         if (!isKey(t)) continue;
-        ASSERT_LT(i + 1, T - 2) << "a key needs its value inside the body";
+        ASSERT_LE(i, T - 5) << "pair starts lie in [1, T-5]";
         EXPECT_TRUE(isValue(tok[b][i + 1]));
         EXPECT_TRUE(keys.insert(t).second) << "keys are distinct";
         if (t == tok[b][T - 1]) found = i;
@@ -361,17 +393,46 @@ TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
     }
   }
   EXPECT_GT(distances.size(), 20u) << "pairs should land at many distances";
+  for (int t = 0; t < 4; ++t) EXPECT_GT(noiseCount[t], 200) << "noise token " << t;
+}
+
+// The reference's evaluation: distance_points 64 .. 8192 below T-2; the queried key at
+// max(1, min(T-5, T-1-distance)).
+TEST(TaskKvRetrieval, AccuracyDistancesAndFixedDistance) {
+  auto task = makeTask(config("kv-retrieval"));
+  EXPECT_TRUE(task->accuracyDistances(64).empty());
+  EXPECT_EQ(task->accuracyDistances(66), (std::vector<long long>{}));
+  EXPECT_EQ(task->accuracyDistances(67), (std::vector<long long>{64}));
+  EXPECT_EQ(task->accuracyDistances(1024), (std::vector<long long>{64, 128, 256, 512}));
+  EXPECT_EQ(task->accuracyDistances(10000),
+            (std::vector<long long>{64, 128, 256, 512, 1024, 2048, 4096, 8192}));
+  for (long long dist : {64LL, 128LL}) {
+    const Batch b = task->sampleAtDistance(16, 200, dist, 3);
+    auto tok = b.tokens.accessor<int64_t, 2>();
+    auto tg = b.targets.accessor<int64_t, 2>();
+    for (long long i = 0; i < 16; ++i) {
+      EXPECT_EQ(b.info[i].item<int64_t>(), dist);
+      const long long s = 200 - 1 - dist;  // the key's place
+      EXPECT_EQ(tok[i][s], tok[i][199]);
+      EXPECT_EQ(tg[i][199], tok[i][s + 1]);
+    }
+  }
+  // Clamped like the reference: a distance past the start sits at s = 1 (distance T-2).
+  EXPECT_EQ(task->sampleAtDistance(2, 20, 100, 0).info[0].item<int64_t>(), 18);
+  EXPECT_THROW(task->sampleAtDistance(2, 20, 0, 0), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kernel-lm"))->sampleAtDistance(2, 20, 5, 0), InvalidArgument);
 }
 
 TEST(TaskKvRetrieval, Limits) {
   auto task = makeTask(config("kv-retrieval"));
-  EXPECT_EQ(task->vocabSize(), 2 + 16 + 16 + 16);
-  EXPECT_THROW(task->sample(2, 10, 0), InvalidArgument);  // < 2*4 + 3
-  EXPECT_NO_THROW(task->sample(2, 11, 0));
+  EXPECT_EQ(task->vocabSize(), 4 + 16 + 16);
+  EXPECT_THROW(task->sample(2, 14, 0), InvalidArgument);  // < 3*4 + 3
+  EXPECT_NO_THROW(task->sample(2, 15, 0));
+  EXPECT_EQ(makeTask(config("kv-retrieval", {{"pairs", 1}}))->minLength(), 8);  // the reference's
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 0}})), InvalidArgument);
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 5}, {"keys", 4}})), InvalidArgument);
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"values", 1}})), InvalidArgument);
-  EXPECT_THROW(makeTask(config("kv-retrieval", {{"noise_tokens", 0}})), InvalidArgument);
+  EXPECT_THROW(makeTask(config("kv-retrieval", {{"noise_tokens", 4}})), InvalidArgument);
 }
 
 // ---- byte LM ------------------------------------------------------------------------------------
@@ -492,7 +553,7 @@ TEST(TaskDeterminism, SameSeedSameBatchDifferentSeedDifferent) {
   }
   for (const auto& id : taskIds()) {
     TaskConfig c = config(id);
-    if (id == "sector-teacher") c.kernel = "jet1";
+    if (id == "sector-teacher") c.kernel = "first_jet";
     if (id == "byte-lm") c.textFile = file;
     auto task = makeTask(c);
     const Batch a = task->sample(8, 40, 42), b = makeTask(c)->sample(8, 40, 42);

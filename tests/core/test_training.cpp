@@ -325,5 +325,25 @@ TEST(TrainingWorker, PlayPauseStepResetStop) {
   EXPECT_THROW(worker.withTrainer([](Trainer&) {}), Error);
 }
 
+// kv-retrieval evaluation also reports accuracy against the key's distance, at the reference's
+// distance points below T-2 (64 fits at T = 70, none at 24); other tasks report none.
+TEST(Trainer, KvRetrievalReportsAccuracyByDistance) {
+  TrainConfig c = smallRun("rope");
+  c.task.id = "kv-retrieval";
+  c.task.kernel.clear();
+  c.run.evalSequences = 6;
+  Trainer t(c);
+  const auto r = t.evaluate({24, 70});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_TRUE(r[0].accuracyByDistance.empty());
+  ASSERT_EQ(r[1].accuracyByDistance.size(), 1u);
+  const double a = r[1].accuracyByDistance.at(64);
+  EXPECT_GE(a, 0);
+  EXPECT_LE(a, 1);
+  EXPECT_NEAR(a * 6, std::round(a * 6), 1e-9) << "a fraction of the 6 sequences";
+  Trainer klm(smallRun("rope"));
+  EXPECT_TRUE(klm.evaluate({70})[0].accuracyByDistance.empty());
+}
+
 }  // namespace
 }  // namespace poslab

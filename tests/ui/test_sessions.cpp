@@ -479,20 +479,20 @@ class TestSessions : public QObject {
     const QString path = dir.filePath("teach.json");
     writeText(path, R"({"name": "teach", "description": "d", "families": ["pj-bias"],
       "family_params": {"pj-bias": {"pin_omega": 1}}, "seeds": [4, 5],
-      "variants": [{"kernel": "jet2"}, {"kernel": "lc"}],
+      "variants": [{"kernel": "second_jet"}, {"kernel": "lc_core"}],
       "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 32},
                  "run": {"steps": 9}}})");
     MainWindow w;
     QString error, note;
     QVERIFY2(loadPresetIntoWindow(w, path, &error, &note), qPrintable(error));
     const poslab::ExperimentSpec e = w.trainingPanel()->experiment();
-    QCOMPARE(e.base.task.kernel, std::string("jet2"));
+    QCOMPARE(e.base.task.kernel, std::string("second_jet"));
     QCOMPARE(e.seeds, (std::vector<uint64_t>{4}));
     QCOMPARE(e.familyParams.at("pj-bias").at("pin_omega"), 1.0);
-    QVERIFY2(note.contains("task variant 1 of 2 (kernel jet2)"), qPrintable(note));
+    QVERIFY2(note.contains("task variant 1 of 2 (kernel second_jet)"), qPrintable(note));
     QVERIFY(!loadPresetIntoWindow(w, "no-such-preset", &error, &note));
     QVERIFY2(error.contains("unknown preset 'no-such-preset'"), qPrintable(error));
-    QCOMPARE(w.trainingPanel()->experiment().base.task.kernel, std::string("jet2"));
+    QCOMPARE(w.trainingPanel()->experiment().base.task.kernel, std::string("second_jet"));
   }
 };
 
