@@ -11,6 +11,28 @@ at::Tensor ContentEncoding::directScores(const at::Tensor& q, const at::Tensor& 
   return s.masked_fill(future, 0.0);
 }
 
+namespace {
+class ContentForm : public TrainableForm {
+ public:
+  explicit ContentForm(const Encoding& enc) : enc_(enc) {}
+  TrainedScore score(const RawTensors&, const at::Tensor& q, const at::Tensor& k, const at::Tensor&,
+                     bool) const override {
+    TrainedScore out;
+    out.fq = q;
+    out.fk = k;
+    out.bias = enc_.biasFn(q.size(1));
+    return out;
+  }
+
+ private:
+  const Encoding& enc_;
+};
+}  // namespace
+
+std::unique_ptr<TrainableForm> ContentEncoding::trainable(const TrainableContext&) const {
+  return std::make_unique<ContentForm>(*this);
+}
+
 double ContentEncoding::referenceContent(const double* q, const double* k) const {
   double s = 0;
   for (long long c = 0; c < headDim(); ++c) s += q[c] * k[c];

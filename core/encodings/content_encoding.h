@@ -16,6 +16,8 @@ class ContentEncoding : public Encoding {
   }
   at::Tensor directScores(const at::Tensor& q, const at::Tensor& k, const at::Tensor& qPos,
                           const at::Tensor& kPos) const override;
+  // Nothing to learn: s = q . k plus the family's fixed bias.
+  std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const override;
 
  protected:
   // scoreScale * q . k for one pair of D-vectors, in float64.

@@ -14,7 +14,11 @@ namespace poslab {
 namespace {
 class DampedRope : public RopeLikeEncoding {
  public:
-  using RopeLikeEncoding::RopeLikeEncoding;
+  DampedRope(const FamilyInfo& info, ParamSet p, std::vector<double> theta,
+             std::vector<double> gamma)
+      : RopeLikeEncoding(info, std::move(p), std::move(theta), std::move(gamma)) {
+    learnables_.gammaGroup = 0;  // the model learns every pair's decay
+  }
   LagBasis basis(const std::vector<double>& lags) const override {
     LagBasis b;
     b.lags = lags;

@@ -37,6 +37,7 @@ class DirectSum : public RotaryEncoding {
     layout_.groups.push_back(makeJordanGroup(D / 2 + D / 4, 2,
                                              std::vector<double>(jordanBlocks, gamma), zeros, shear,
                                              ShearKind::Saturating, L));
+    learnables_.gammaGroup = 2;  // the model learns the damped blocks' decay
   }
 
   LagBasis basis(const std::vector<double>& lags) const override {

@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
-#include <limits>
 
 #include "util/error.h"
 
@@ -44,6 +43,12 @@ double Encoding::scoreScale() const {
   return 1.0 / std::sqrt(static_cast<double>(headDim()));
 }
 
+BiasFn Encoding::biasFn(long long numHeads) const {
+  return [this, numHeads](const at::Tensor& qPos, const at::Tensor& kPos, at::ScalarType dtype) {
+    return bias(numHeads, qPos, kPos, dtype);
+  };
+}
+
 at::Tensor attentionLogits(const Encoding& enc, const at::Tensor& q, const at::Tensor& k,
                            const at::Tensor& qPos, const at::Tensor& kPos, Form form,
                            long long chunk) {
@@ -58,6 +63,7 @@ at::Tensor attentionLogits(const Encoding& enc, const at::Tensor& q, const at::T
   const long long numHeads = q.size(1);
   const long long tk = k.size(2);
   at::Tensor out = at::empty({q.size(0), numHeads, q.size(2), tk}, q.options());
+  const BiasFn bias = enc.biasFn(numHeads);
 
   FactorizedQK fact;
   if (form == Form::Factorized) fact = enc.factorize(q, k, qPos, kPos);
@@ -69,12 +75,7 @@ at::Tensor attentionLogits(const Encoding& enc, const at::Tensor& q, const at::T
     at::Tensor s = form == Form::Factorized
                        ? at::matmul(fact.q, fact.k.narrow(2, start, n).transpose(-1, -2))
                        : enc.directScores(q, kc, qPos, pc);
-    at::Tensor logits = s * enc.scoreScale();
-    at::Tensor b = enc.bias(numHeads, qPos, pc, q.scalar_type());
-    if (b.defined()) logits = logits + b.unsqueeze(0);
-    at::Tensor future = qPos.unsqueeze(1) < pc.unsqueeze(0);  // (Tq, n): j > i
-    logits = logits.masked_fill(future, -std::numeric_limits<double>::infinity());
-    out.narrow(3, start, n).copy_(logits);
+    out.narrow(3, start, n).copy_(finishLogits(s, enc.scoreScale(), bias, qPos, pc));
   }
   return out;
 }

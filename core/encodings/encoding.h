@@ -14,6 +14,7 @@
 
 #include "encodings/lag_basis.h"
 #include "encodings/params.h"
+#include "encodings/trainable.h"
 
 namespace poslab {
 
@@ -86,11 +87,18 @@ class Encoding {
 
   // The factor on s in the logit: 1/sqrt(D) (times YaRN's temperature).
   virtual double scoreScale() const;
+  // bias() for numHeads heads as a function of positions, for finishLogits.
+  BiasFn biasFn(long long numHeads) const;
 
   // Float64 reference of the full logit l(i,j) for one head (0-based), written from docs/MATH.md
   // with plain loops and std::complex, independent of the fast paths. q, k point at D doubles.
   virtual double referenceLogit(const double* q, const double* k, long long i, long long j,
                                 long long head) const = 0;
+
+  // ---- trainable form -------------------------------------------------------------------
+  // The family's learnable parameters and how the model scores with them (trainable.h). The
+  // form refers to this encoding, which must outlive it.
+  virtual std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const = 0;
 
  private:
   const FamilyInfo& info_;
@@ -99,7 +107,7 @@ class Encoding {
 
 enum class Form { Factorized, Direct };
 
-// Full causal logits (B, H, Tq, Tk): scoreScale * s + b, -inf where j > i, computed in `form`
+// Full causal logits (B, H, Tq, Tk): scoreScale * s + b, -inf where j > i (finishLogits), in `form`
 // over key chunks of `chunk` keys. q (B, H, Tq, D), k (B, H, Tk, D), positions int64.
 at::Tensor attentionLogits(const Encoding& enc, const at::Tensor& q, const at::Tensor& k,
                            const at::Tensor& qPos, const at::Tensor& kPos, Form form,

@@ -33,6 +33,7 @@ std::unique_ptr<Encoding> makeJordanExact(ParamSet p) {
   spec.gamma = p.get("gamma");
   spec.shear = spec.viewShear = p.get("eta");
   spec.timeName = "d";
+  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
   return std::make_unique<JordanEncoding>(JordanExactInfo(), std::move(p), spec);
 }
 

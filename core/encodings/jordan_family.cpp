@@ -9,6 +9,7 @@ namespace poslab {
 
 JordanEncoding::JordanEncoding(const FamilyInfo& info, ParamSet params, JordanSpec spec)
     : RotaryEncoding(info, std::move(params)), spec_(std::move(spec)) {
+  learnables_ = spec_.learn;
   const long long blockDims = 2 * spec_.order;
   requireHeadDimMultiple(*this, blockDims,
                          "a block of order " + std::to_string(spec_.order) + " takes " +

@@ -20,6 +20,7 @@ struct JordanSpec {
   std::string timeName = "d";  // how the kernel view names the shear time
   double viewTimeUnit = 1;     // kernel view time = t * unit (1/L for the scaled variants)
   double viewShear = 0;        // the kernel view's nilpotent coefficient for that time
+  RotaryLearnables learn;      // which of gamma, eta the model learns (one group: group 0)
 };
 
 class JordanEncoding : public RotaryEncoding {

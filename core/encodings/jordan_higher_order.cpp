@@ -29,6 +29,7 @@ std::unique_ptr<Encoding> makeHigherOrder(const FamilyInfo& info, long long m, P
   spec.gamma = p.get("gamma");
   spec.shear = spec.viewShear = p.get("eta");
   spec.timeName = "d";
+  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
   return std::make_unique<JordanEncoding>(info, std::move(p), spec);
 }
 }  // namespace

@@ -36,6 +36,8 @@ std::unique_ptr<Encoding> makeJordanScaled(ParamSet p) {
   spec.viewTimeUnit = 1.0 / L;
   spec.L = L;
   spec.timeName = "d/L";
+  // gamma = c / L stays fixed; eta is learned in units of d / L.
+  spec.learn = {/*gammaGroup=*/-1, /*etaGroup=*/0, /*etaMax=*/1.0, /*shearPerL=*/true};
   return std::make_unique<JordanEncoding>(JordanScaledInfo(), std::move(p), spec);
 }
 

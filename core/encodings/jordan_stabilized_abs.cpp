@@ -31,6 +31,7 @@ std::unique_ptr<Encoding> makeJordanStabilizedAbs(ParamSet p) {
   spec.shear = spec.viewShear = p.get("eta");
   spec.L = p.get("L");
   spec.timeName = "tau";
+  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
   return std::make_unique<JordanEncoding>(JordanStabilizedAbsInfo(), std::move(p), spec);
 }
 

@@ -82,6 +82,9 @@ class PjBias : public ContentEncoding {
     const double d = static_cast<double>(i - j);
     return referenceContent(q, k) + pjKernel(shape_, heads_[head], d);
   }
+  std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const override {
+    return makePjBiasForm(*this, ctx);
+  }
   const PjShape& shape() const { return shape_; }
 
  private:

@@ -3,6 +3,9 @@
 
 #include <vector>
 
+#include <memory>
+
+#include "encodings/encoding.h"
 #include "encodings/params.h"
 #include "encodings/pj_kernel.h"
 
@@ -12,5 +15,8 @@ PjShape pjShapeFromParams(const ParamSet& p);
 // Per-head coefficients at their initial values (MATH 1.8.2): alpha uniform over orders, zeta = 1,
 // gates g_s / sum g, omega_h = 2 pi linspace(1, 17, H)[h] / L unless pin_omega.
 std::vector<PjHead> pjHeadsFromParams(const ParamSet& p);
+
+// PJ-bias's trainable form (pj_bias_trainable.cpp): gates, orders, coefficients, kappa, slope.
+std::unique_ptr<TrainableForm> makePjBiasForm(const Encoding& enc, const TrainableContext& ctx);
 
 }  // namespace poslab

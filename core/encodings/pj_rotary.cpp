@@ -63,6 +63,8 @@ std::unique_ptr<Encoding> makePjRotary(ParamSet p) {
   spec.L = L;
   spec.affineBlocks = p.getInt("affine_blocks");
   spec.timeName = "d/L";
+  // gamma (0 on the affine blocks) and eta, the latter on the coordinate pos / L.
+  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/1.0, /*shearPerL=*/true};
   return std::make_unique<PjRotary>(PjRotaryInfo(), std::move(p), spec);
 }
 

@@ -90,6 +90,8 @@ class Pope : public Encoding {
     return s.masked_fill(future, 0.0);
   }
 
+  std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const override;
+
   double referenceLogit(const double* q, const double* k, long long t, long long u,
                         long long) const override {
     double s = 0;
@@ -113,6 +115,51 @@ class Pope : public Encoding {
 
   std::vector<double> theta_, delta_;
 };
+
+// The trainable form: delta (H, D), one phase bias per head and component, used clamped to
+// [-2 pi, 0] (MATH 2.3); pinned: a buffer. Always factorized (the phase is bounded).
+class PopeForm : public TrainableForm {
+ public:
+  PopeForm(const Encoding& enc, const TrainableContext& ctx)
+      : enc_(enc),
+        theta_(popeFrequencies(enc.headDim(), enc.params().get("base"))),
+        heads_(ctx.heads),
+        learned_(!ctx.pinned.count("delta")) {}
+
+  std::vector<Learnable> learnables() const override {
+    return {{"delta",
+             at::full({heads_, enc_.headDim()}, enc_.params().get("delta"),
+                      at::TensorOptions().dtype(at::kFloat)),
+             learned_}};
+  }
+
+  TrainedScore score(const RawTensors& raw, const at::Tensor& q, const at::Tensor& k,
+                     const at::Tensor& pos, bool) const override {
+    TrainedScore out;
+    out.fq = popeTransform(q, pos, theta_, at::Tensor());
+    out.fk = popeTransform(k, pos, theta_, delta(raw));
+    out.bias = enc_.biasFn(q.size(1));
+    return out;
+  }
+
+  std::map<std::string, std::vector<double>> snapshot(const RawTensors& raw) const override {
+    return {{"delta_mean", tensorValues(delta(raw).mean(1))}};
+  }
+
+ private:
+  static at::Tensor delta(const RawTensors& raw) {  // (H, D)
+    return raw.at("delta").clamp(-2 * M_PI, 0.0);
+  }
+
+  const Encoding& enc_;
+  std::vector<double> theta_;
+  long long heads_;
+  bool learned_;
+};
+
+std::unique_ptr<TrainableForm> Pope::trainable(const TrainableContext& ctx) const {
+  return std::make_unique<PopeForm>(*this, ctx);
+}
 }  // namespace
 
 const FamilyInfo& PopeInfo() {

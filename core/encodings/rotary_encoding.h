@@ -8,6 +8,15 @@
 
 namespace poslab {
 
+// What the model learns of a rotary family (MATH 2.3), chosen in the family's own file; the
+// parameterisation itself is in rotary_trainable.cpp.
+struct RotaryLearnables {
+  int gammaGroup = -1;     // layout group whose per-block decay gamma is learned; -1: none
+  int etaGroup = -1;       // layout group whose per-block shear eta is learned; -1: none
+  double etaMax = 0.1;     // eta = etaMax tanh(raw), e.g. 0.1 (or 1 in units of d / L)
+  bool shearPerL = false;  // the shear coefficient is eta / L (shear time d / L)
+};
+
 class RotaryEncoding : public Encoding {
  public:
   RotaryEncoding(const FamilyInfo& info, ParamSet params) : Encoding(info, std::move(params)) {}
@@ -27,8 +36,13 @@ class RotaryEncoding : public Encoding {
   }
   const JordanLayout& layout() const { return layout_; }
 
+  const RotaryLearnables& learnables() const { return learnables_; }
+  // gamma_raw, eta_raw on the groups learnables() names (rotary_trainable.cpp).
+  std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const override;
+
  protected:
   JordanLayout layout_;
+  RotaryLearnables learnables_;  // nothing learned unless the family says so
 };
 
 // Float64 reference for one block, straight from MATH 1.7.1: s = Re(q^H G k) with the explicit

@@ -381,16 +381,16 @@ std::vector<ExamplePrediction> Trainer::samplePredictions(long long count, long 
 std::vector<OrderLoo> Trainer::pjOrderLoo(long long length) {
   State& s = *s_;
   auto modules = s.model->positionModules();
-  if (modules.empty() || !modules[0]->isPjBias()) return {};
+  if (modules.empty()) return {};
+  const std::vector<Ablation> parts = modules[0]->ablations();  // the same in every layer
+  if (parts.empty()) return {};
   const double base = evaluate({length}).front().loss;
   std::vector<OrderLoo> out;
-  for (PjSector sector : {PjSector::FJ, PjSector::LC}) {
-    for (long long r = 0; r <= modules[0]->pjShape().order; ++r) {
-      for (auto& m : modules) m->setOrderMask(sector, r, 0.0);
-      const double without = evaluate({length}).front().loss;
-      for (auto& m : modules) m->setOrderMask(sector, r, 1.0);
-      out.push_back({pjSectorName(sector), r, without - base});
-    }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (auto& m : modules) m->setAblation(i, 0.0);
+    const double without = evaluate({length}).front().loss;
+    for (auto& m : modules) m->setAblation(i, 1.0);
+    out.push_back({parts[i].group, parts[i].order, without - base});
   }
   return out;
 }

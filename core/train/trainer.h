@@ -24,7 +24,8 @@ class DivergedError : public Error {
   using Error::Error;
 };
 
-// Leave-one-order-out for a PJ-bias model: task-loss increase with (sector, order) zeroed.
+// Leave-one-out over the parts of the score the family lets evaluation switch off (PJ-bias: each
+// sector and order): task-loss increase with that part zeroed.
 struct OrderLoo {
   std::string sector;  // "FJ" or "LC"
   long long order = 0;

@@ -125,6 +125,9 @@ class ChunkSpy : public Encoding {
                         long long head) const override {
     return inner_.referenceLogit(q, k, i, j, head);
   }
+  std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const override {
+    return inner_.trainable(ctx);
+  }
   mutable long long widestChunk = 0;
 
  private:

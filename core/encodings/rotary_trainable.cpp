@@ -1,0 +1,124 @@
+// The trainable form of every rotary family (MATH 2.3): the family names which group of its
+// Jordan layout learns the decay and which the shear (RotaryLearnables, set in the family's own
+// file); this file holds their parameterisation,
+//     gamma = softplus(gamma_raw) + gamma_min,      eta = eta_max tanh(eta_raw),
+// with one raw value per block of the group, and the shear coefficient a = eta (or eta / L for the
+// families whose shear time is d / L). Blocks with lambda = 0 (PJ-rotary's affine sector) keep
+// gamma = 0 through a mask.
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "encodings/rotary_encoding.h"
+
+namespace poslab {
+
+namespace {
+constexpr double kGammaMin = 1e-4;  // MATH 2.3: gamma = softplus(raw) + gamma_min
+
+class RotaryForm : public TrainableForm {
+ public:
+  RotaryForm(const RotaryEncoding& enc, const TrainableContext& ctx)
+      : enc_(enc), layout_(enc.layout()) {
+    const RotaryLearnables& r = enc.learnables();
+    // A pure rotation (no decay, no shear, nothing learnable) can never overflow: skip the
+    // per-forward precision check.
+    isPureRotation_ = r.gammaGroup < 0 && r.etaGroup < 0;
+    for (const auto& g : layout_.groups)
+      isPureRotation_ =
+          isPureRotation_ && !g.gamma.ne(0).any().item<bool>() && !g.shear.ne(0).any().item<bool>();
+    etaMax_ = r.etaMax;
+    shearPerEta_ = r.shearPerL ? 1.0 / enc.params().get("L") : 1.0;
+    if (r.gammaGroup >= 0 && !ctx.pinned.count("gamma")) gammaGroup_ = r.gammaGroup;
+    if (r.etaGroup >= 0 && !ctx.pinned.count("eta")) etaGroup_ = r.etaGroup;
+  }
+
+  std::vector<Learnable> learnables() const override {
+    std::vector<Learnable> out;
+    auto f64 = at::TensorOptions().dtype(at::kDouble);
+    if (gammaGroup_ >= 0) {
+      const JordanGroup& g = layout_.groups[gammaGroup_];
+      out.push_back({"gamma_mask", (g.gamma != 0).logical_or(g.omega != 0).to(at::kDouble),
+                     /*learned=*/false});
+      std::vector<double> raw;  // (nb): one decay per block
+      auto gv = g.gamma.accessor<double, 1>();
+      for (long long b = 0; b < g.blocks; ++b) raw.push_back(inverseSoftplus(gv[b] - kGammaMin));
+      out.push_back({"gamma_raw", at::tensor(raw, f64).to(at::kFloat)});
+    }
+    if (etaGroup_ >= 0) {
+      const JordanGroup& g = layout_.groups[etaGroup_];
+      std::vector<double> raw;  // (nb): one shear per block
+      auto sv = g.shear.accessor<double, 1>();
+      for (long long b = 0; b < g.blocks; ++b) {
+        const double eta = std::clamp(sv[b] / shearPerEta_ / etaMax_, -0.99, 0.99);
+        raw.push_back(std::atanh(eta));
+      }
+      out.push_back({"eta_raw", at::tensor(raw, f64).to(at::kFloat)});
+    }
+    return out;
+  }
+
+  TrainedScore score(const RawTensors& raw, const at::Tensor& q, const at::Tensor& k,
+                     const at::Tensor& pos, bool allowFactorized) const override {
+    const int64_t H = q.size(1);
+    TrainedScore out;
+    const Encoding* enc = &enc_;
+    out.bias = [enc, H](const at::Tensor& qp, const at::Tensor& kp, at::ScalarType dtype) {
+      return enc->bias(H, qp, kp, dtype);
+    };
+    JordanLayout layout = currentLayout(raw);
+    bool factorized = allowFactorized && jordanHasFactorized(layout);
+    if (factorized && !isPureRotation_) {
+      const int64_t maxPos = pos.numel() ? pos.max().item<int64_t>() : 0;
+      factorized = jordanPrecision(layout, maxPos, q.scalar_type() != at::kDouble).ok;
+    }
+    if (factorized) {
+      FactorizedQK f = jordanFactorize(layout, q, k, pos, pos);
+      out.fq = f.q;
+      out.fk = f.k;
+      return out;
+    }
+    out.direct = [layout, q, k, pos](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
+      return jordanDirectScores(layout, q.narrow(2, q0, qn), k.narrow(2, k0, kn),
+                                pos.narrow(0, q0, qn), pos.narrow(0, k0, kn));
+    };
+    return out;
+  }
+
+  std::map<std::string, std::vector<double>> snapshot(const RawTensors& raw) const override {
+    std::map<std::string, std::vector<double>> out;
+    JordanLayout layout = currentLayout(raw);
+    if (gammaGroup_ >= 0) out["gamma"] = tensorValues(layout.groups[gammaGroup_].gamma);
+    if (etaGroup_ >= 0) out["eta"] = tensorValues(layout.groups[etaGroup_].shear / shearPerEta_);
+    return out;
+  }
+
+ private:
+  JordanLayout currentLayout(const RawTensors& raw) const {
+    JordanLayout layout = layout_;
+    if (gammaGroup_ >= 0) {
+      JordanGroup& g = layout.groups[gammaGroup_];
+      g.gamma =
+          (at::softplus(raw.at("gamma_raw").to(at::kDouble)) + kGammaMin) * raw.at("gamma_mask");
+    }
+    if (etaGroup_ >= 0) {
+      JordanGroup& g = layout.groups[etaGroup_];
+      g.shear = etaMax_ * at::tanh(raw.at("eta_raw").to(at::kDouble)) * shearPerEta_;
+    }
+    return layout;
+  }
+
+  const RotaryEncoding& enc_;
+  JordanLayout layout_;  // the family's layout at its initial values
+  bool isPureRotation_ = false;
+  int gammaGroup_ = -1, etaGroup_ = -1;  // the groups learned here; -1: fixed or pinned
+  double etaMax_ = 0.1, shearPerEta_ = 1.0;
+};
+}  // namespace
+
+std::unique_ptr<TrainableForm> RotaryEncoding::trainable(const TrainableContext& ctx) const {
+  return std::make_unique<RotaryForm>(*this, ctx);
+}
+
+}  // namespace poslab
