@@ -130,13 +130,15 @@ bool decodeStateString(const QString& text, SessionState* out, QString* error) {
       QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
   // qUncompress allocates the size its 4-byte big-endian header claims: check it first, so a
   // forged header cannot ask for gigabytes.
-  if (decoded && decoded->size() >= 4) {
-    const auto* h = reinterpret_cast<const unsigned char*>(decoded->constData());
+  if (decoded && (*decoded).size() >= 4) {
+    const auto* h = reinterpret_cast<const unsigned char*>((*decoded).constData());
     const std::uintmax_t claimed = (std::uintmax_t{h[0]} << 24) | (std::uintmax_t{h[1]} << 16) |
                                    (std::uintmax_t{h[2]} << 8) | std::uintmax_t{h[3]};
     if (claimed > kMaxJsonInputBytes) {
-      *error = QObject::tr("the state string unpacks to %1 bytes, more than a state can have")
-                   .arg(static_cast<qulonglong>(claimed));
+      *error =
+          QObject::tr(
+              "the state string is damaged: it unpacks to %1 bytes, more than a state can have")
+              .arg(static_cast<qulonglong>(claimed));
       return false;
     }
   }
