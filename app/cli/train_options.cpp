@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "encodings/params.h"
-#include "io/json_input.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -102,14 +101,7 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
 
 TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   TrainConfig c;
-  if (!o.configFile.empty()) {
-    const nlohmann::json j = readJsonFile(o.configFile, "--config");
-    try {
-      c = j.get<TrainConfig>();
-    } catch (const nlohmann::json::exception& e) {
-      throw InvalidArgument("--config " + o.configFile + " is malformed: " + e.what());
-    }
-  }
+  if (!o.configFile.empty()) c = readTrainConfigFile(o.configFile, "--config");
   if (!o.task.empty()) c.task.id = o.task;
   if (o.task.empty() && o.configFile.empty()) throw InvalidArgument("--task is required");
   for (const auto& s : o.taskSets) {

@@ -1,56 +1,61 @@
 #include "model/model_config.h"
 
 #include "encodings/registry.h"
+#include "io/json_fields.h"
 #include "util/error.h"
 
 namespace poslab {
 
-void ModelConfig::validate() const {
-  familyInfo(family);  // throws for an unknown id
-  auto range = [](const char* name, long long v, long long lo, long long hi) {
-    if (v < lo || v > hi)
-      throw InvalidArgument(std::string(name) + " = " + std::to_string(v) + " is out of range",
-                            "allowed [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+namespace {
+
+std::vector<std::string> familyIds() {
+  std::vector<std::string> ids;
+  for (const FamilyInfo* f : allFamilies()) ids.push_back(f->id);
+  return ids;
+}
+
+// d_model, heads and layers have the training panel's limits (ui/training/training_panel.cpp).
+const std::vector<JsonField<ModelConfig>>& modelFields() {
+  static const std::vector<JsonField<ModelConfig>> t = {
+      {"family", &ModelConfig::family, oneOf(familyIds()), "position family id"},
+      {"family_params", &ModelConfig::familyParams, anyValue(),
+       "family parameter overrides by name; the family checks them"},
+      {"pinned", &ModelConfig::pinned,
+       oneOf({"gamma", "eta", "gates", "orders", "coefficients", "kappa", "slope", "delta"}),
+       "position parameters held fixed"},
+      {"vocab", &ModelConfig::vocab, inRange(0, 1 << 20), "0: from the task"},
+      {"d_model", &ModelConfig::dModel, inRange(4, 4096), "residual width C"},
+      {"heads", &ModelConfig::heads, inRange(1, 64), "attention heads H"},
+      {"layers", &ModelConfig::layers, inRange(1, 48), "transformer blocks"},
+      {"mlp_ratio", &ModelConfig::mlpRatio, inRange(1, 16), "MLP hidden width / C"},
+      {"norm", &ModelConfig::norm, oneOf({"rms", "layer"}), "RMSNorm or LayerNorm"},
   };
-  range("d_model", dModel, 4, 4096);
-  range("heads", heads, 1, 64);
-  range("layers", layers, 1, 48);
-  range("mlp_ratio", mlpRatio, 1, 16);
-  if (vocab != 0) range("vocab", vocab, 2, 1 << 20);  // 0: taken from the task
+  return t;
+}
+
+}  // namespace
+
+void ModelConfig::validate() const {
+  familyInfo(family);  // throws for an unknown id, naming the known ones
+  checkJsonFields(*this, JsonPath{"", "model"}, modelFields());
+  if (vocab == 1)
+    throw InvalidArgument("model.vocab = 1 is out of range", "0 (from the task) or at least 2");
   if (dModel % heads != 0)
     throw InvalidArgument("d_model = " + std::to_string(dModel) +
                           " is not divisible by heads = " + std::to_string(heads));
-  if (norm != "rms" && norm != "layer")
-    throw InvalidArgument("norm = '" + norm + "' is not one of rms, layer");
-  static const std::vector<std::string> kPinnable = {"gamma",        "eta",   "gates", "orders",
-                                                     "coefficients", "kappa", "slope", "delta"};
-  for (const auto& p : pinned) {
-    if (std::find(kPinnable.begin(), kPinnable.end(), p) == kPinnable.end())
-      throw InvalidArgument(
-          "cannot pin '" + p + "'",
-          "pinnable: gamma, eta, gates, orders, coefficients, kappa, slope, delta");
-  }
+}
+
+void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out) {
+  readJsonFields(j, at, modelFields(), out);
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {
-  j = {{"family", c.family},  {"family_params", c.familyParams},
-       {"pinned", c.pinned},  {"vocab", c.vocab},
-       {"d_model", c.dModel}, {"heads", c.heads},
-       {"layers", c.layers},  {"mlp_ratio", c.mlpRatio},
-       {"norm", c.norm}};
+  j = writeJsonFields(c, modelFields());
 }
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {
-  ModelConfig d;
-  c.family = j.value("family", d.family);
-  c.familyParams = j.value("family_params", d.familyParams);
-  c.pinned = j.value("pinned", d.pinned);
-  c.vocab = j.value("vocab", d.vocab);
-  c.dModel = j.value("d_model", d.dModel);
-  c.heads = j.value("heads", d.heads);
-  c.layers = j.value("layers", d.layers);
-  c.mlpRatio = j.value("mlp_ratio", d.mlpRatio);
-  c.norm = j.value("norm", d.norm);
+  c = ModelConfig{};
+  readModelConfig(j, JsonPath{"", "model"}, c);
 }
 
 }  // namespace poslab

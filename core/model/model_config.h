@@ -10,6 +10,8 @@
 
 namespace poslab {
 
+struct JsonPath;  // io/json_fields.h
+
 struct ModelConfig {
   std::string family = "rope";                 // position family id, e.g. "jordan-stabilized"
   std::map<std::string, double> familyParams;  // family overrides, e.g. {"gamma": 0.01}; heads,
@@ -28,6 +30,10 @@ struct ModelConfig {
   // Throws InvalidArgument for an unknown family, C not divisible by H, sizes out of range.
   void validate() const;
 };
+
+// Strict reading of the "model" object (keys, types and limits from model_config.cpp's table);
+// absent keys keep out's value. Throws InvalidArgument naming at.source and the key path.
+void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out);
 
 void to_json(nlohmann::json& j, const ModelConfig& c);
 void from_json(const nlohmann::json& j, ModelConfig& c);

@@ -19,43 +19,11 @@ namespace poslab {
 
 namespace {
 
-struct PlannedRun {
-  TrainConfig cfg;
-  RunResult result;  // family, seed and variant filled in
-};
-
-std::vector<PlannedRun> planRuns(const ExperimentSpec& spec) {
-  std::vector<std::map<std::string, std::string>> variants = spec.variants;
-  if (variants.empty()) variants.push_back({});
-  std::vector<PlannedRun> plan;
-  for (const auto& variant : variants) {
-    for (const auto& family : spec.families) {
-      for (uint64_t seed : spec.seeds) {
-        PlannedRun p;
-        p.result.family = family;
-        p.result.seed = seed;
-        p.cfg = spec.base;
-        p.cfg.model.family = family;
-        p.cfg.run.seed = seed;
-        auto fp = spec.familyParams.find(family);
-        if (fp != spec.familyParams.end())
-          for (const auto& [k, v] : fp->second) p.cfg.model.familyParams[k] = v;
-        for (const auto& [k, v] : variant) {
-          if (k == "kernel") p.cfg.task.kernel = v;
-          p.result.variant += (p.result.variant.empty() ? "" : ",") + v;
-        }
-        plan.push_back(std::move(p));
-      }
-    }
-  }
-  return plan;
-}
-
 // Trains one planned run to the end; a diverged run is reported in the result, not thrown.
-RunResult trainRun(const PlannedRun& p, const std::function<void(const Snapshot&)>& progress,
+RunResult trainRun(const PlannedRun& p, RunResult r,
+                   const std::function<void(const Snapshot&)>& progress,
                    const std::string& checkpointDir) {
-  RunResult r = p.result;
-  const TrainConfig& cfg = p.cfg;
+  const TrainConfig& cfg = p.config;
   const auto t0 = std::chrono::steady_clock::now();
   try {
     Trainer trainer(cfg);
@@ -85,10 +53,6 @@ RunResult trainRun(const PlannedRun& p, const std::function<void(const Snapshot&
 
 }  // namespace
 
-size_t experimentRunCount(const ExperimentSpec& spec) {
-  return std::max<size_t>(1, spec.variants.size()) * spec.families.size() * spec.seeds.size();
-}
-
 int defaultExperimentJobs(const TrainConfig& base) {
   const bool gpu = base.run.device == "cuda" || (base.run.device == "auto" && at::hasCUDA());
   return gpu ? 1 : std::max(1, intraOpThreads());
@@ -97,10 +61,16 @@ int defaultExperimentJobs(const TrainConfig& base) {
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
                                      const std::string& checkpointDir, int jobs,
                                      const ExperimentRunDone& runDone) {
-  const std::vector<PlannedRun> plan = planRuns(spec);
+  const std::vector<PlannedRun> plan = planExperiment(spec);
   const size_t total = plan.size();
   std::vector<RunResult> results(total);
   if (total == 0) return results;
+  std::vector<RunResult> labels(total);  // family, seed and variant, for the progress calls
+  for (size_t i = 0; i < total; ++i) {
+    labels[i].family = plan[i].family;
+    labels[i].seed = plan[i].seed;
+    labels[i].variant = plan[i].variant;
+  }
   jobs = std::clamp(jobs, 1, static_cast<int>(total));
 
   std::mutex progressMutex;  // the callbacks are called from one job at a time
@@ -112,12 +82,12 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
     for (size_t i = next++; i < total; i = next++) {
       try {
         results[i] = trainRun(
-            plan[i],
+            plan[i], labels[i],
             [&](const Snapshot& snap) {
               if (failed) throw Cancelled{};
               if (!progress) return;
               std::lock_guard<std::mutex> lock(progressMutex);
-              progress(i, total, plan[i].result, snap);
+              progress(i, total, labels[i], snap);
             },
             checkpointDir);
         if (runDone) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "train/experiment_plan.h"
 #include "train/preset.h"
 #include "train/snapshot.h"
 #include "train/train_config.h"
@@ -31,8 +32,8 @@ struct RunResult {
 // several jobs it comes from their threads, one call at a time, runs interleaved.
 using ExperimentProgress = std::function<void(size_t, size_t, const RunResult&, const Snapshot&)>;
 
-// Trains every (variant, family, seed); a run that diverges is reported, not fatal. Results are in
-// plan order (variant, family, seed) whatever `jobs` is. jobs > 1 trains that many runs at once,
+// Trains every run of planExperiment(spec); a run that diverges is reported, not fatal. Results are
+// in plan order (variant, family, seed) whatever `jobs` is. jobs > 1 trains that many runs at once,
 // each on its own thread with this thread's intra-op threads split between them: for the small
 // models here, two one-thread runs on two cores do about twice the work of one two-thread run.
 // A run's numbers can differ in the last bits between thread counts (summation order).
@@ -43,9 +44,6 @@ using ExperimentRunDone = std::function<void(size_t, size_t, const RunResult&)>;
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
                                      const std::string& checkpointDir = {}, int jobs = 1,
                                      const ExperimentRunDone& runDone = {});
-
-// How many runs runExperiment trains: variants (at least one) x families x seeds.
-size_t experimentRunCount(const ExperimentSpec& spec);
 
 // The job count `compare` and `run` use when not told: one per intra-op thread (core) on the CPU,
 // one when the runs go to a GPU (they would share it, and CPU threads do not speed it up).

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "io/json_input.h"
 #include "io/resource_dir.h"
 #include "util/error.h"
 
@@ -37,21 +36,7 @@ ExperimentSpec loadPreset(const std::string& nameOrPath) {
       throw InvalidArgument("unknown preset '" + nameOrPath + "'", "known presets: " + known);
     }
   }
-  const nlohmann::json j = readJsonFile(path, "preset file");
-  try {
-    ExperimentSpec s;
-    s.name = j.at("name").get<std::string>();
-    s.description = j.value("description", "");
-    s.paperResult = j.value("paper", "");
-    s.families = j.at("families").get<std::vector<std::string>>();
-    s.seeds = j.value("seeds", std::vector<uint64_t>{0});
-    s.base = j.at("config").get<TrainConfig>();
-    s.familyParams = j.value("family_params", s.familyParams);
-    s.variants = j.value("variants", s.variants);
-    return s;
-  } catch (const nlohmann::json::exception& e) {
-    throw InvalidArgument("preset file '" + path + "' is malformed: " + e.what());
-  }
+  return readExperimentFile(path, "preset file");
 }
 
 }  // namespace poslab

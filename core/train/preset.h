@@ -1,30 +1,16 @@
-// A named experiment: several families (and seeds, and task variants) trained on one TrainConfig,
-// and the preset files (resources/presets/NAME.json) that hold the papers' experiments. Plain data,
-// no torch: the GUI's Presets menu and sessions use it directly.
+// The preset files (resources/presets/NAME.json) that hold the papers' experiments, in the
+// experiment format of experiment_spec.h. Plain data, no torch: the GUI's Presets menu uses it.
 #pragma once
 
-#include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "train/train_config.h"
+#include "train/experiment_spec.h"
 
 namespace poslab {
 
-struct ExperimentSpec {
-  std::string name;                   // preset name or "compare"
-  std::string description;            // one paragraph
-  std::string paperResult;            // what the paper reports, for the report
-  std::vector<std::string> families;  // e.g. {"pope", "rope"}
-  std::vector<uint64_t> seeds{0};     // one run per (family, seed)
-  TrainConfig base;                   // model.family is replaced per run
-  std::map<std::string, std::map<std::string, double>> familyParams;  // per-family overrides
-  std::vector<std::map<std::string, std::string>> variants;  // optional task variants (kernel)
-};
-
-// Loads a preset JSON file (resources/presets/NAME.json). Throws Error naming the file and the
-// problem when it is missing or malformed.
+// Loads a preset by name (resources/presets/NAME.json) or path, strictly (readExperimentFile).
+// Throws InvalidArgument naming the file, the key path and the problem.
 ExperimentSpec loadPreset(const std::string& nameOrPath);
 // Names of the presets in the preset directory.
 std::vector<std::string> presetNames();

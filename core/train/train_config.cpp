@@ -2,106 +2,122 @@
 
 #include <cmath>
 
+#include "io/json_fields.h"
+#include "io/json_input.h"
 #include "util/error.h"
 
 namespace poslab {
 
+namespace {
+
+// The limits are the training panel's (ui/training/training_panel.cpp), so that a file the CLI
+// accepts is one the GUI can show; steps may be 0 here (train nothing, evaluate the initial model).
+const std::vector<JsonField<TaskConfig>>& taskFields() {
+  static const std::vector<JsonField<TaskConfig>> t = {
+      {"id", &TaskConfig::id, anyValue(), "task id: indirect-indexing, kernel-lm, ..."},
+      {"options", &TaskConfig::options, anyValue(), "task options by name; each task checks its"},
+      {"kernel", &TaskConfig::kernel, anyValue(), "kernel-lm kernel / sector-teacher teacher"},
+      {"text_file", &TaskConfig::textFile, anyValue(), "byte-lm text file (empty: the default)"},
+      {"train_length", &TaskConfig::trainLength, inRange(2, 65536), "training length T, tokens"},
+      {"min_train_length", &TaskConfig::minTrainLength, inRange(0, 65536),
+       "0: fixed; else each step's length is drawn from [this, T]"},
+      {"head_dim", &TaskConfig::headDim, inRange(1, 4096), "kernel-lm frequency base^(-6/this)"},
+  };
+  return t;
+}
+
+const std::vector<JsonField<OptimConfig>>& optimFields() {
+  static const std::vector<JsonField<OptimConfig>> t = {
+      {"lr", &OptimConfig::lr, inRange(1e-5, 1), "peak AdamW learning rate"},
+      {"weight_decay", &OptimConfig::weightDecay, inRange(0, 10), "on matrices only"},
+      {"beta1", &OptimConfig::beta1, inRange(0, 0.99999), "AdamW beta1"},
+      {"beta2", &OptimConfig::beta2, inRange(0, 0.99999), "AdamW beta2"},
+      {"warmup", &OptimConfig::warmup, inRange(0, 1000000), "linear warm-up steps"},
+      {"min_lr_ratio", &OptimConfig::minLrRatio, inRange(0, 1), "final lr / peak lr"},
+      {"grad_clip", &OptimConfig::gradClip, inRange(1e-6, 1e6), "global gradient-norm clip"},
+      {"batch", &OptimConfig::batch, inRange(1, 4096), "sequences per step"},
+      {"position_lr_scale", &OptimConfig::positionLrScale, inRange(0.001, 100000),
+       "position parameters train at lr times this"},
+  };
+  return t;
+}
+
+const std::vector<JsonField<RunConfig>>& runFields() {
+  static const std::vector<JsonField<RunConfig>> t = {
+      {"seed", &RunConfig::seed, anyValue(), "weights and data, 0 to 2^64-1"},
+      {"steps", &RunConfig::steps, inRange(0, 1000000), "optimisation steps"},
+      {"eval_lengths", &RunConfig::evalLengths, inRange(2, 1 << 20),
+       "evaluation lengths (empty: the train length)"},
+      {"eval_every", &RunConfig::evalEvery, inRange(0, 1000000), "steps (0: only at the end)"},
+      {"eval_sequences", &RunConfig::evalSequences, inRange(1, 1000000), "per evaluation length"},
+      {"eval_tokens_per_batch", &RunConfig::evalTokensPerBatch, inRange(1, 1 << 30),
+       "evaluation batch at length T: max(1, this / T)"},
+      {"device", &RunConfig::device, oneOf({"auto", "cpu", "cuda"}), "auto: CUDA if available"},
+  };
+  return t;
+}
+
+constexpr const char* kSections[] = {"model", "task", "optim", "run"};
+
+}  // namespace
+
 void TrainConfig::validate() const {
   model.validate();
-  auto positive = [](const char* name, double v) {
-    if (!(v > 0) || !std::isfinite(v))
-      throw InvalidArgument(std::string(name) + " = " + std::to_string(v) + " must be positive");
-  };
-  positive("lr", optim.lr);
-  positive("batch", static_cast<double>(optim.batch));
-  positive("grad_clip", optim.gradClip);
-  positive("position_lr_scale", optim.positionLrScale);
-  positive("train length", static_cast<double>(task.trainLength));
-  if (task.minTrainLength < 0 || task.minTrainLength > task.trainLength)
+  checkJsonFields(task, JsonPath{"", "task"}, taskFields());
+  checkJsonFields(optim, JsonPath{"", "optim"}, optimFields());
+  checkJsonFields(run, JsonPath{"", "run"}, runFields());
+  if (task.minTrainLength > task.trainLength)
     throw InvalidArgument("min_train_length " + std::to_string(task.minTrainLength) +
                           " must be 0 (off) or at most train_length " +
                           std::to_string(task.trainLength));
-  if (optim.weightDecay < 0 || !std::isfinite(optim.weightDecay))
-    throw InvalidArgument("weight_decay must be >= 0");
-  if (run.steps < 0) throw InvalidArgument("steps must be >= 0");
-  if (optim.warmup < 0) throw InvalidArgument("warmup must be >= 0");
-  if (optim.minLrRatio < 0 || optim.minLrRatio > 1)
-    throw InvalidArgument("min_lr_ratio must be in [0, 1]");
-  if (run.device != "auto" && run.device != "cpu" && run.device != "cuda")
-    throw InvalidArgument("device '" + run.device + "' is not one of auto, cpu, cuda");
-  for (long long L : run.evalLengths)
-    if (L < 2) throw InvalidArgument("evaluation length " + std::to_string(L) + " is too short");
+}
+
+void readTrainConfig(const nlohmann::json& j, const JsonPath& at, TrainConfig& out) {
+  checkJsonObject(j, at, {std::begin(kSections), std::end(kSections)});
+  TrainConfig c = out;
+  if (auto it = j.find("model"); it != j.end()) readModelConfig(*it, at.key("model"), c.model);
+  if (auto it = j.find("task"); it != j.end())
+    readJsonFields(*it, at.key("task"), taskFields(), c.task);
+  if (auto it = j.find("optim"); it != j.end())
+    readJsonFields(*it, at.key("optim"), optimFields(), c.optim);
+  if (auto it = j.find("run"); it != j.end())
+    readJsonFields(*it, at.key("run"), runFields(), c.run);
+  out = c;
+}
+
+TrainConfig readTrainConfigFile(const std::string& path, const std::string& what) {
+  TrainConfig c;
+  readTrainConfig(readJsonFile(path, what), JsonPath{what + " '" + path + "'", ""}, c);
+  return c;
 }
 
 void to_json(nlohmann::json& j, const TaskConfig& c) {
-  j = {{"id", c.id},
-       {"options", c.options},
-       {"kernel", c.kernel},
-       {"text_file", c.textFile},
-       {"train_length", c.trainLength},
-       {"min_train_length", c.minTrainLength},
-       {"head_dim", c.headDim}};
+  j = writeJsonFields(c, taskFields());
 }
 void from_json(const nlohmann::json& j, TaskConfig& c) {
-  TaskConfig d;
-  c.id = j.value("id", d.id);
-  c.options = j.value("options", d.options);
-  c.kernel = j.value("kernel", d.kernel);
-  c.textFile = j.value("text_file", d.textFile);
-  c.trainLength = j.value("train_length", d.trainLength);
-  c.minTrainLength = j.value("min_train_length", d.minTrainLength);
-  c.headDim = j.value("head_dim", d.headDim);
+  c = TaskConfig{};
+  readJsonFields(j, JsonPath{"", "task"}, taskFields(), c);
 }
 void to_json(nlohmann::json& j, const OptimConfig& c) {
-  j = {{"lr", c.lr},
-       {"weight_decay", c.weightDecay},
-       {"beta1", c.beta1},
-       {"beta2", c.beta2},
-       {"warmup", c.warmup},
-       {"min_lr_ratio", c.minLrRatio},
-       {"grad_clip", c.gradClip},
-       {"batch", c.batch},
-       {"position_lr_scale", c.positionLrScale}};
+  j = writeJsonFields(c, optimFields());
 }
 void from_json(const nlohmann::json& j, OptimConfig& c) {
-  OptimConfig d;
-  c.lr = j.value("lr", d.lr);
-  c.weightDecay = j.value("weight_decay", d.weightDecay);
-  c.beta1 = j.value("beta1", d.beta1);
-  c.beta2 = j.value("beta2", d.beta2);
-  c.warmup = j.value("warmup", d.warmup);
-  c.minLrRatio = j.value("min_lr_ratio", d.minLrRatio);
-  c.gradClip = j.value("grad_clip", d.gradClip);
-  c.batch = j.value("batch", d.batch);
-  c.positionLrScale = j.value("position_lr_scale", d.positionLrScale);
+  c = OptimConfig{};
+  readJsonFields(j, JsonPath{"", "optim"}, optimFields(), c);
 }
 void to_json(nlohmann::json& j, const RunConfig& c) {
-  j = {{"seed", c.seed},
-       {"steps", c.steps},
-       {"eval_lengths", c.evalLengths},
-       {"eval_every", c.evalEvery},
-       {"eval_sequences", c.evalSequences},
-       {"eval_tokens_per_batch", c.evalTokensPerBatch},
-       {"device", c.device}};
+  j = writeJsonFields(c, runFields());
 }
 void from_json(const nlohmann::json& j, RunConfig& c) {
-  RunConfig d;
-  c.seed = j.value("seed", d.seed);
-  c.steps = j.value("steps", d.steps);
-  c.evalLengths = j.value("eval_lengths", d.evalLengths);
-  c.evalEvery = j.value("eval_every", d.evalEvery);
-  c.evalSequences = j.value("eval_sequences", d.evalSequences);
-  c.evalTokensPerBatch = j.value("eval_tokens_per_batch", d.evalTokensPerBatch);
-  c.device = j.value("device", d.device);
+  c = RunConfig{};
+  readJsonFields(j, JsonPath{"", "run"}, runFields(), c);
 }
 void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = {{"model", c.model}, {"task", c.task}, {"optim", c.optim}, {"run", c.run}};
 }
 void from_json(const nlohmann::json& j, TrainConfig& c) {
-  c.model = j.value("model", ModelConfig{});
-  c.task = j.value("task", TaskConfig{});
-  c.optim = j.value("optim", OptimConfig{});
-  c.run = j.value("run", RunConfig{});
+  c = TrainConfig{};
+  readTrainConfig(j, JsonPath{}, c);
 }
 
 }  // namespace poslab

@@ -14,6 +14,10 @@
 
 namespace poslab {
 
+struct JsonPath;  // io/json_fields.h
+
+// Every key, its type, limits and meaning is one row of a table in train_config.cpp (task, optim,
+// run) or model_config.cpp (model); docs/SESSIONS.md lists them.
 struct OptimConfig {
   double lr = 3e-3;           // peak learning rate of AdamW
   double weightDecay = 0.01;  // on matrices only (not norms, biases, position parameters)
@@ -41,8 +45,20 @@ struct TrainConfig {
   TaskConfig task;
   OptimConfig optim;
   RunConfig run;
-  void validate() const;  // throws InvalidArgument naming the bad field
+  // Throws InvalidArgument naming the bad field ("optim.lr"): each field within its table's
+  // limits (the same as when read), and the checks across fields.
+  void validate() const;
 };
+
+// Strict reading: an object with the keys "model", "task", "optim", "run", each an object of known
+// keys whose values have the right type and lie within the limits; absent keys keep out's value.
+// Throws InvalidArgument naming at.source and the key path ("config.model.d_model").
+void readTrainConfig(const nlohmann::json& j, const JsonPath& at, TrainConfig& out);
+// A TrainConfig JSON file (`train --config`, a run's config.json): readJsonFile then
+// readTrainConfig; `what` names it in messages ("--config").
+TrainConfig readTrainConfigFile(const std::string& path, const std::string& what);
+
+// nlohmann's conversions, through the same tables (from_json is strict, with no source name).
 
 void to_json(nlohmann::json& j, const TaskConfig& c);
 void from_json(const nlohmann::json& j, TaskConfig& c);

@@ -149,6 +149,61 @@ expect_error task-kernel-no-kernel "has no target or teacher kernel" "$cli" task
 expect_error task-kernel-unknown "unknown sector teacher 'jet1'" "$cli" task-kernel --task sector-teacher --kernel jet1 --length 8
 expect_error task-kernel-length "must be at least 2" "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 1
 expect_error task-kernel-option "has no option 'no_such'" "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 8 --set no_such=1
+# Experiment files (presets, train --config) are read strictly, by one reader: a misspelt key, a
+# wrong type or a value out of range is refused naming the file and the key, before anything runs.
+base_preset="$tmp/base-preset.json"
+cat > "$base_preset" <<'JSON'
+{"name": "p", "families": ["rope"], "seeds": [0],
+ "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 8},
+            "model": {"d_model": 16, "heads": 2, "layers": 1}, "optim": {"batch": 2},
+            "run": {"steps": 1, "eval_lengths": [8], "eval_sequences": 2, "eval_every": 0}}}
+JSON
+mutate() {  # mutate OUT PYTHON: a copy of the base preset with d edited by PYTHON
+  /usr/bin/python3 -c "import json; d=json.load(open('$base_preset')); $2; json.dump(d, open('$1', 'w'))"
+}
+bad_preset() {  # bad_preset NAME PATTERN PYTHON
+  mutate "$tmp/bad-$1.json" "$3"
+  expect_error "preset-$1" "$2" "$cli" run --preset "$tmp/bad-$1.json"
+}
+bad_config() {  # bad_config NAME PATTERN PYTHON: the base preset's config as a --config file
+  mutate "$tmp/badc-$1.json" "$3; d = d['config']"
+  expect_error "config-$1" "$2" "$cli" train --family rope --config "$tmp/badc-$1.json" --out "$tmp/badc"
+}
+bad_preset learning_rate "'$tmp/bad-learning_rate.json': field 'config.optim.learning_rate' is not a known field" \
+  'd["config"]["optim"]["learning_rate"] = 0.1'
+bad_preset dmodel "field 'config.model.dmodel' is not a known field" 'd["config"]["model"]["dmodel"] = 16'
+bad_preset seed "field 'seed' is not a known field (known here: name, description" 'd["seed"] = 1'
+bad_preset descripton "field 'descripton' is not a known field" 'd["descripton"] = "x"'
+bad_preset kernal "field 'variants\[0\].kernal' is not a known field" 'd["variants"] = [{"kernal": "first_jet"}]'
+bad_preset negative-seed "field 'seeds\[0\]' = -1 must not be negative" 'd["seeds"] = [-1]'
+bad_preset no-seeds "field 'seeds' is empty" 'd["seeds"] = []'
+bad_preset no-families "field 'families' is empty" 'd["families"] = []'
+bad_preset true-number "field 'config.optim.lr' must be a number, not true" 'd["config"]["optim"]["lr"] = True'
+bad_preset fraction "field 'config.run.steps' must be a whole number, not 3.7" 'd["config"]["run"]["steps"] = 3.7'
+bad_preset train-length "field 'config.task.train_length' = 1e+09 is out of range (allowed \[2, 65536\])" \
+  'd["config"]["task"]["train_length"] = 1e9'
+bad_preset steps "field 'config.run.steps' = 9223372036854775807 is out of range (allowed \[0, 1000000\])" \
+  'd["config"]["run"]["steps"] = 9223372036854775807'
+bad_preset lr "field 'config.optim.lr' = 1e+308 is out of range" 'd["config"]["optim"]["lr"] = 1e308'
+bad_preset batch "field 'config.optim.batch' = 1000000000 is out of range" 'd["config"]["optim"]["batch"] = 1000000000'
+echo '[1, 2]' > "$tmp/array.json"
+expect_error preset-array "preset file '$tmp/array.json' must hold a JSON object" "$cli" run --preset "$tmp/array.json"
+{ cat "$base_preset"; echo ' x'; } > "$tmp/trailing.json"
+expect_error preset-trailing "'$tmp/trailing.json': not valid JSON" "$cli" run --preset "$tmp/trailing.json"
+bad_config learning_rate "--config '$tmp/badc-learning_rate.json': field 'optim.learning_rate' is not a known field" \
+  'd["config"]["optim"]["learning_rate"] = 0.1'
+bad_config step "field 'run.step' is not a known field" 'd["config"]["run"]["step"] = 5'
+bad_config dmodel "field 'model.dmodel' is not a known field" 'd["config"]["model"]["dmodel"] = 16'
+bad_config train_len "field 'task.train_len' is not a known field" 'd["config"]["task"]["train_len"] = 8'
+bad_config lr "field 'optim.lr' = 1e+308 is out of range" 'd["config"]["optim"]["lr"] = 1e308'
+bad_config batch "field 'optim.batch' = 1000000000 is out of range" 'd["config"]["optim"]["batch"] = 1000000000'
+expect_error config-array "--config '$tmp/array.json' must hold a JSON object" "$cli" train --family rope --config "$tmp/array.json"
+# The valid files train; a variant sets the teacher its runs are reported under.
+mutate "$tmp/good-config.json" 'd = d["config"]'
+expect_ok config-file "$cli" train --family rope --config "$tmp/good-config.json" --out "$tmp/goodc"
+mutate "$tmp/variants.json" 'd["variants"] = [{"kernel": "first_jet"}, {"kernel": "affine"}]'
+"$cli" run --preset "$tmp/variants.json" --json > "$tmp/v.json" 2> /dev/null
+json_has preset-variants "$tmp/v.json" "[r['variant'] for r in d['results']] == ['first_jet', 'affine']"
 
 # A failed write keeps the previous file.
 echo "previous" > "$tmp/keep.csv"

@@ -206,12 +206,18 @@ class TestSessions : public QObject {
     QTest::newRow("missing file") << "missing"
                                   << "does not exist";
     // Values the training panel's controls would clamp or round are refused, naming the field.
-    QTest::newRow("d_model beyond the panel") << "dmodel"
-                                              << "d_model = 8192 is out of range";
+    QTest::newRow("d_model beyond the panel")
+        << "dmodel"
+        << "field 'training.config.model.d_model' = 8192 is out of range (allowed [4, 4096])";
     QTest::newRow("position lr beyond the panel")
         << "poslr"
-        << "field 'training.config.optim.position_lr_scale' = 1e+06 is outside the training "
-           "panel's range";
+        << "field 'training.config.optim.position_lr_scale' = 1e+06 is out of range (allowed "
+           "[0.001, 100000])";
+    QTest::newRow("misspelt config key")
+        << "dmodeltypo"
+        << "field 'training.config.model.dmodel' is not a known field (known here: family";
+    QTest::newRow("misspelt variant key") << "kernal"
+                                          << "field 'training.variants[0].kernal'";
     QTest::newRow("eval sequences 0") << "evalseq"
                                       << "field 'training.config.run.eval_sequences' = 0";
     QTest::newRow("lr with too many digits")
@@ -249,6 +255,9 @@ class TestSessions : public QObject {
     if (mutation == "lags") s["views"]["kernel"]["lags"] = 1000;
     json& model = s["training"]["config"]["model"];
     if (mutation == "dmodel") model["d_model"] = 8192;
+    if (mutation == "dmodeltypo") model["dmodel"] = 32;
+    if (mutation == "kernal")
+      s["training"]["variants"] = json::array({json::object({{"kernal", "jet2"}})});
     if (mutation == "poslr") s["training"]["config"]["optim"]["position_lr_scale"] = 1e6;
     if (mutation == "evalseq") s["training"]["config"]["run"]["eval_sequences"] = 0;
     if (mutation == "lrdigits") s["training"]["config"]["optim"]["lr"] = 1.2345678901234567e-5;
@@ -283,6 +292,7 @@ class TestSessions : public QObject {
       good["training"]["config"]["run"]["steps"] = 77;
       good["training"]["families"] = {"rope"};
       good["views"]["kernel"].erase("lagz");
+      good["training"].erase("variants");
       good["views"]["kernel"]["lags"] = 1024;
       good["training"]["config"] = before["training"]["config"];
       good["training"]["config"]["run"]["steps"] = 77;
@@ -493,6 +503,24 @@ class TestSessions : public QObject {
     QVERIFY(!loadPresetIntoWindow(w, "no-such-preset", &error, &note));
     QVERIFY2(error.contains("unknown preset 'no-such-preset'"), qPrintable(error));
     QCOMPARE(w.trainingPanel()->experiment().base.task.kernel, std::string("second_jet"));
+  }
+
+  // The Presets menu reads presets as strictly as the CLI and sessions do: a misspelt key (here
+  // in a variant, which used to train the default teacher under the variant's name) is refused,
+  // naming the file and the key, and the training tab keeps its setup.
+  void presetWithAMisspeltKeyChangesNothing() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("typo.json");
+    writeText(path, R"({"name": "typo", "families": ["pj-bias"], "variants": [{"kernal": "jet2"}],
+      "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 32}}})");
+    MainWindow w;
+    const poslab::ExperimentSpec before = w.trainingPanel()->experiment();
+    QString error, note;
+    QVERIFY(!loadPresetIntoWindow(w, path, &error, &note));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY2(error.contains("field 'variants[0].kernal' is not a known field"), qPrintable(error));
+    QCOMPARE(poslab::experimentToJson(w.trainingPanel()->experiment()),
+             poslab::experimentToJson(before));
   }
 };
 

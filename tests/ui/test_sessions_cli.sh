@@ -74,6 +74,11 @@ check_png "$tmp/preset.png" 20000
 # A setup the task refuses fails at once (not after the timeout).
 sed 's/\[12, 16\]/[12, 99]/' "$tmp/tiny.json" >"$tmp/toolong.json"
 expect_error "evaluation length 99" --screenshot "$tmp/x.png" --preset "$tmp/toolong.json"
+# A misspelt key is refused as the CLI refuses it, naming the file and the key.
+sed 's/"batch"/"batchsize"/' "$tmp/tiny.json" >"$tmp/typo.json"
+expect_error "preset file '$tmp/typo.json': field 'config.optim.batchsize' is not a known field" \
+  --screenshot "$tmp/x.png" --preset "$tmp/typo.json"
+expect_error "field 'config.optim.batchsize' is not a known field" --preset "$tmp/typo.json"
 expect_error "unknown preset 'no-such-preset'" --screenshot "$tmp/x.png" --preset no-such-preset
 expect_error "unknown preset 'no-such-preset'" --preset no-such-preset
 "$gui" --help | grep -q -- "--session" || { echo "--help lacks --session"; exit 1; }

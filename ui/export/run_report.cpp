@@ -9,11 +9,9 @@
 #include <QSet>
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "export/plot_export.h"
-#include "train/preset.h"
-#include "train/train_config.h"
+#include "train/experiment_spec.h"
 #include "training/training_panel.h"
 
 namespace poslab::ui {
@@ -22,20 +20,6 @@ namespace {
 constexpr int kFigureWidth = 960;  // logical pixels: readable on a page and in a README
 constexpr int kFigureHeight = 420;
 constexpr double kFigureScale = 2;  // PNG pixels per logical pixel (sharp on high-DPI screens)
-
-// ExperimentSpec in the preset file's layout (see resources/presets/*.json).
-nlohmann::json experimentJson(const poslab::ExperimentSpec& e) {
-  nlohmann::json j;
-  j["name"] = e.name;
-  if (!e.description.empty()) j["description"] = e.description;
-  if (!e.paperResult.empty()) j["paper"] = e.paperResult;
-  j["families"] = e.families;
-  j["seeds"] = e.seeds;
-  j["config"] = e.base;
-  if (!e.familyParams.empty()) j["family_params"] = e.familyParams;
-  if (!e.variants.empty()) j["variants"] = e.variants;
-  return j;
-}
 
 QString writeText(const QString& path, const QByteArray& bytes) {
   QSaveFile f(path);
@@ -79,7 +63,7 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
   }
 
   const poslab::ExperimentSpec spec = panel->runningExperiment();  // what ran, not the controls
-  const std::string setupJson = experimentJson(spec).dump(2);
+  const std::string setupJson = poslab::experimentToJson(spec).dump(2);  // a preset file
   const QString jsonPath = QDir(folder).filePath("setup.json");
   if (QString p = writeText(jsonPath, QByteArray::fromStdString(setupJson + "\n")); !p.isEmpty())
     return p;

@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "main_window.h"
+#include "train/experiment_plan.h"
 #include "train/preset.h"
 #include "training/training_panel.h"
 
@@ -31,19 +32,12 @@ bool loadPresetIntoWindow(MainWindow& window, const QString& nameOrPath, QString
   if (spec.seeds.size() > 1)
     parts << QObject::tr("seed %1 of %2 seeds").arg(spec.seeds.front()).arg(spec.seeds.size());
   if (!spec.variants.empty()) {
-    // The training tab runs one task: the first variant's (for sector teachers: the kernel).
+    // The training tab runs one task: the first planned run's, with the first variant applied by
+    // the rule the CLI uses.
+    spec.base.task = poslab::planExperiment(spec).front().config.task;
     QStringList applied;
-    for (const auto& [key, value] : spec.variants.front()) {
-      if (key == "kernel")
-        spec.base.task.kernel = value;
-      else if (key == "id")
-        spec.base.task.id = value;
-      else if (key == "text_file")
-        spec.base.task.textFile = value;
-      else
-        continue;
+    for (const auto& [key, value] : spec.variants.front())
       applied << QString::fromStdString(key + " " + value);
-    }
     parts << QObject::tr("task variant 1 of %1 (%2)")
                  .arg(spec.variants.size())
                  .arg(applied.join(", "));

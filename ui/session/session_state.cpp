@@ -18,6 +18,7 @@
 #include "explorer/norms_view.h"
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
+#include "io/json_fields.h"
 #include "main_window.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
@@ -34,21 +35,13 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-// A short rendering of a JSON value for messages: "7", "\"abc\"", "an object".
-std::string shown(const json& v) {
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
-}
-
 // Reads one JSON object field by field, naming the field in every error and rejecting fields it
 // does not know (a typo in a hand-edited session must not be ignored silently).
 class ObjectReader {
  public:
   ObjectReader(const json& j, std::string path, QString* error)
       : j_(j), path_(std::move(path)), error_(error) {
-    if (!j_.is_object()) fail(path_, "must be a JSON object, not " + shown(j_));
+    if (!j_.is_object()) fail(path_, "must be a JSON object, not " + shownJson(j_));
   }
   bool ok() const { return ok_; }
 
@@ -67,7 +60,7 @@ class ObjectReader {
       if (v->is_string())
         out = v->get<std::string>();
       else
-        fail(name(key), "must be a string, not " + shown(*v));
+        fail(name(key), "must be a string, not " + shownJson(*v));
     }
   }
   void number(const char* key, double& out) {
@@ -75,7 +68,7 @@ class ObjectReader {
       if (v->is_number())
         out = v->get<double>();
       else
-        fail(name(key), "must be a number, not " + shown(*v));
+        fail(name(key), "must be a number, not " + shownJson(*v));
     }
   }
   void integer(const char* key, long long& out) {
@@ -83,17 +76,18 @@ class ObjectReader {
       if (v->is_number_integer())
         out = v->get<long long>();
       else
-        fail(name(key), "must be a whole number, not " + shown(*v));
+        fail(name(key), "must be a whole number, not " + shownJson(*v));
     }
   }
   void strings(const char* key, std::vector<std::string>& out) {
     if (const json* v = field(key, false)) {
-      if (!v->is_array()) return fail(name(key), "must be an array of strings, not " + shown(*v));
+      if (!v->is_array())
+        return fail(name(key), "must be an array of strings, not " + shownJson(*v));
       std::vector<std::string> items;
       for (size_t i = 0; i < v->size(); ++i) {
         if (!(*v)[i].is_string())
           return fail(name(key) + "[" + std::to_string(i) + "]",
-                      "must be a string, not " + shown((*v)[i]));
+                      "must be a string, not " + shownJson((*v)[i]));
         items.push_back((*v)[i].get<std::string>());
       }
       out = items;
@@ -104,7 +98,7 @@ class ObjectReader {
       if (v->is_boolean())
         out = v->get<bool>();
       else
-        fail(name(key), "must be true or false, not " + shown(*v));
+        fail(name(key), "must be true or false, not " + shownJson(*v));
     }
   }
   // Call last: fails on a field no getter asked for.
@@ -134,159 +128,11 @@ class ObjectReader {
   std::vector<std::string> seen_;
 };
 
-// A TrainConfig whose empty lists hold one exemplar element, so that its JSON says what type the
-// elements of each list are (maps stay empty: their values are numbers).
-json trainConfigShape() {
-  TrainConfig c;
-  c.model.pinned = {"eta"};
-  c.run.evalLengths = {64};
-  return json(c);
-}
-
-// Checks `in` against the shape of the default config: known fields only, the same types
-// (whole numbers where the config holds integers, non-negative where unsigned).
-bool checkShape(const json& def, const json& in, const std::string& path, QString* error) {
-  auto fail = [&](const std::string& what) {
-    *error = QObject::tr("field '%1' %2").arg(q(path), q(what));
-    return false;
-  };
-  if (def.is_object()) {
-    if (!in.is_object()) return fail("must be a JSON object, not " + shown(in));
-    if (def.empty()) {  // a map name -> number (task options, family parameters)
-      for (const auto& [k, v] : in.items())
-        if (!v.is_number()) return checkShape(json(0.0), v, path + "." + k, error);
-      return true;
-    }
-    for (const auto& [k, v] : in.items()) {
-      if (!def.contains(k)) {
-        std::string known;
-        for (const auto& [dk, dv] : def.items()) known += (known.empty() ? "" : ", ") + dk;
-        *error = QObject::tr("field '%1.%2' is not a known field (known here: %3)")
-                     .arg(q(path), q(k), q(known));
-        return false;
-      }
-      if (!checkShape(def.at(k), v, path + "." + k, error)) return false;
-    }
-    return true;
-  }
-  if (def.is_array()) {
-    if (!in.is_array()) return fail("must be a list, not " + shown(in));
-    for (size_t i = 0; i < in.size(); ++i)
-      if (!checkShape(def.at(0), in[i], path + "[" + std::to_string(i) + "]", error)) return false;
-    return true;
-  }
-  if (def.is_number_unsigned() || def.is_number_integer()) {
-    if (!in.is_number_integer()) return fail("must be a whole number, not " + shown(in));
-    if (def.is_number_unsigned() && in.is_number_integer() && !in.is_number_unsigned() &&
-        in.get<long long>() < 0)
-      return fail("must not be negative (it is " + shown(in) + ")");
-    return true;
-  }
-  if (def.is_number()) return in.is_number() ? true : fail("must be a number, not " + shown(in));
-  if (def.is_string()) return in.is_string() ? true : fail("must be a string, not " + shown(in));
-  if (def.is_boolean())
-    return in.is_boolean() ? true : fail("must be true or false, not " + shown(in));
-  return true;
-}
-
 QString viewName(WindowView v) {
   return windowViewNames().split('|').value(static_cast<int>(v));
 }
 
 }  // namespace
-
-json experimentToJson(const ExperimentSpec& s) {
-  json j = {{"name", s.name},         {"description", s.description},
-            {"paper", s.paperResult}, {"families", s.families},
-            {"seeds", s.seeds},       {"config", json(s.base)}};
-  if (!s.familyParams.empty()) j["family_params"] = s.familyParams;
-  if (!s.variants.empty()) j["variants"] = s.variants;
-  return j;
-}
-
-bool experimentFromJson(const json& j, const std::string& where, ExperimentSpec& out,
-                        QString* error) {
-  ExperimentSpec s;
-  ObjectReader r(j, where, error);
-  r.string("name", s.name);
-  r.string("description", s.description);
-  r.string("paper", s.paperResult);
-  if (const json* f = r.field("families", true)) {
-    const std::string path = r.name("families");
-    if (!f->is_array()) r.fail(path, "must be a list of family ids, not " + shown(*f));
-    for (size_t i = 0; r.ok() && i < f->size(); ++i) {
-      if ((*f)[i].is_string())
-        s.families.push_back((*f)[i].get<std::string>());
-      else
-        r.fail(path + "[" + std::to_string(i) + "]", "must be a family id, not " + shown((*f)[i]));
-    }
-  }
-  if (const json* f = r.field("seeds", false)) {
-    const std::string path = r.name("seeds");
-    s.seeds.clear();
-    if (!f->is_array()) r.fail(path, "must be a list of seeds, not " + shown(*f));
-    for (size_t i = 0; r.ok() && i < f->size(); ++i) {
-      if ((*f)[i].is_number_unsigned())
-        s.seeds.push_back((*f)[i].get<uint64_t>());
-      else
-        r.fail(path + "[" + std::to_string(i) + "]",
-               "must be a non-negative whole number, not " + shown((*f)[i]));
-    }
-  }
-  if (const json* f = r.field("family_params", false)) {
-    const std::string path = r.name("family_params");
-    if (!f->is_object())
-      r.fail(path, "must be an object {family: {name: value}}, not " + shown(*f));
-    for (auto it = f->begin(); r.ok() && f->is_object() && it != f->end(); ++it) {
-      const std::string& family = it.key();
-      const json& params = it.value();
-      if (!params.is_object()) {
-        r.fail(path + "." + family, "must be an object {name: value}, not " + shown(params));
-        break;
-      }
-      for (const auto& [name, v] : params.items()) {
-        if (!v.is_number()) {
-          r.fail(path + "." + family + "." + name, "must be a number, not " + shown(v));
-          break;
-        }
-        s.familyParams[family][name] = v.get<double>();
-      }
-    }
-  }
-  if (const json* f = r.field("variants", false)) {
-    const std::string path = r.name("variants");
-    if (!f->is_array()) r.fail(path, "must be a list of objects, not " + shown(*f));
-    for (size_t i = 0; r.ok() && i < f->size(); ++i) {
-      const json& v = (*f)[i];
-      const std::string vp = path + "[" + std::to_string(i) + "]";
-      if (!v.is_object()) {
-        r.fail(vp, "must be an object {key: text}, not " + shown(v));
-        break;
-      }
-      std::map<std::string, std::string> variant;
-      for (const auto& [k, x] : v.items()) {
-        if (!x.is_string()) {
-          r.fail(vp + "." + k, "must be a string, not " + shown(x));
-          break;
-        }
-        variant[k] = x.get<std::string>();
-      }
-      s.variants.push_back(variant);
-    }
-  }
-  if (const json* c = r.field("config", true)) {
-    if (!checkShape(trainConfigShape(), *c, r.name("config"), error)) return false;
-    try {
-      s.base = c->get<TrainConfig>();
-    } catch (const std::exception& e) {
-      *error = QObject::tr("field '%1' cannot be read: %2").arg(q(r.name("config")), e.what());
-      return false;
-    }
-  }
-  if (!r.finish()) return false;
-  out = s;
-  return true;
-}
 
 json sessionToJson(const SessionState& s) {
   const ViewSettings& v = s.views;
@@ -320,7 +166,7 @@ bool sessionFromJson(const json& j, SessionState& out, QString* error) {
       *error = QObject::tr(
                    "field 'format' is %1, not \"%2\" (not a PosLab session, or one from "
                    "another version)")
-                   .arg(q(shown(*f)), kSessionFormat);
+                   .arg(q(shownJson(*f)), kSessionFormat);
       return false;
     }
   }
@@ -375,12 +221,18 @@ bool sessionFromJson(const json& j, SessionState& out, QString* error) {
     }
     if (!r.finish()) return false;
   }
-  if (const json* t = top.field("training", true))
-    if (!experimentFromJson(*t, "training", s.training, error)) return false;
+  if (const json* t = top.field("training", true)) {
+    try {
+      s.training = readExperiment(*t, JsonPath{"", "training"});
+    } catch (const std::exception& e) {
+      *error = QString::fromUtf8(e.what());
+      return false;
+    }
+  }
   if (const json* models = top.field("trained_models", false)) {
     if (!models->is_array()) {
       *error =
-          QObject::tr("field 'trained_models' must be an array, not %1").arg(q(shown(*models)));
+          QObject::tr("field 'trained_models' must be an array, not %1").arg(q(shownJson(*models)));
       return false;
     }
     for (size_t i = 0; i < models->size(); ++i) {

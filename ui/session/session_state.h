@@ -1,10 +1,11 @@
 // The whole state of the window as one plain struct, and its JSON form (the body of a .poslab
 // session file and of the copy/paste state string): the explorer's family and parameter values,
 // each explorer view's settings, the current tab and the training setup (an ExperimentSpec in
-// the preset-file format). Reading is two-stage so that loading is all-or-nothing:
-// sessionFromJson checks the shape (types, format tag) and validateSession checks the content
-// against the window (known family, values in range, settings the views offer, a runnable
-// training setup); applySession changes the window only after both passed.
+// core's one experiment format, train/experiment_spec.h, read by core's strict reader). Reading is
+// two-stage so that loading is all-or-nothing: sessionFromJson checks the shape (types, format tag)
+// and validateSession checks the content against the window (known family, values in range,
+// settings the views offer, a runnable training setup); applySession changes the window only after
+// both passed.
 #pragma once
 
 #include <QString>
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "bridge/explorer_types.h"
-#include "train/preset.h"  // ExperimentSpec, TrainConfig's JSON (nlohmann): plain data, no torch
+#include "train/experiment_spec.h"  // ExperimentSpec and its JSON (nlohmann): plain data, no torch
 
 namespace poslab::ui {
 
@@ -51,12 +52,6 @@ struct SessionState {
   // (the JSON then has no "trained_models" field, as a plain Save writes it).
   std::vector<SessionCheckpoint> checkpoints;
 };
-
-// ExperimentSpec <-> JSON with the keys of a preset file (name, description, paper, families,
-// seeds, family_params, variants, config). False with *error naming the field (under `where`).
-nlohmann::json experimentToJson(const poslab::ExperimentSpec& spec);
-bool experimentFromJson(const nlohmann::json& j, const std::string& where,
-                        poslab::ExperimentSpec& out, QString* error);
 
 // {"format": "poslab-session-1", "explorer": {...}, "views": {...}, "tab": ..., "training": {...}}
 nlohmann::json sessionToJson(const SessionState& state);

@@ -28,6 +28,7 @@
 #include "bridge/catalog.h"
 #include "bridge/trained_model.h"
 #include "plot_style.h"
+#include "train/experiment_plan.h"
 #include "training/lag_response_view.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
@@ -502,14 +503,15 @@ std::vector<TrainingRunSpec> TrainingPanel::specsFromControls(QString* error) co
     *error = tr("check 1 to %1 families (%2 checked)").arg(kMaxFamilies).arg(e.families.size());
     return {};
   }
+  // One run per family, planned as the CLI plans them: this tab trains one seed (its control) and
+  // the task its controls show (a preset's first variant is already applied to it).
+  poslab::ExperimentSpec shown = e;
+  shown.seeds = {e.base.run.seed};
+  shown.variants.clear();
   std::vector<TrainingRunSpec> specs;
-  for (const std::string& family : e.families) {
+  for (const poslab::PlannedRun& p : poslab::planExperiment(shown)) {
     TrainingRunSpec s;
-    s.config = e.base;
-    s.config.model.family = family;
-    auto fp = e.familyParams.find(family);
-    if (fp != e.familyParams.end())
-      for (const auto& [k, v] : fp->second) s.config.model.familyParams[k] = v;
+    s.config = p.config;
     specs.push_back(s);
   }
   return specs;

@@ -1,0 +1,34 @@
+// The runs of an experiment, in the order they are trained and reported: for each task variant
+// (at least one), each family, each seed. One function plans them for the CLI (runExperiment) and
+// the GUI (the Presets menu loads the first run's task), so a variant means the same everywhere.
+// Plain data, no torch.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "train/preset.h"
+#include "train/train_config.h"
+
+namespace poslab {
+
+struct PlannedRun {
+  TrainConfig config;   // spec.base with this run's family, seed, family parameters and variant
+  std::string family;   // model.family
+  uint64_t seed = 0;    // run.seed
+  std::string variant;  // the variant's values joined by ",", e.g. "phase"; empty if none
+};
+
+// The task fields a variant may set: "id", "kernel", "text_file" (see experiment_file.h).
+const std::vector<std::string>& taskVariantKeys();
+// Sets each of the variant's fields in `task`. Throws InvalidArgument for a key it does not know.
+void applyTaskVariant(const std::map<std::string, std::string>& variant, TaskConfig& task);
+
+std::vector<PlannedRun> planExperiment(const ExperimentSpec& spec);
+
+// How many runs planExperiment plans: variants (at least one) x families x seeds.
+size_t experimentRunCount(const ExperimentSpec& spec);
+
+}  // namespace poslab

@@ -1,0 +1,114 @@
+#include "train/experiment_spec.h"
+
+#include <algorithm>
+
+#include "encodings/registry.h"
+#include "io/json_fields.h"
+#include "io/json_input.h"
+#include "tasks/task_options.h"
+#include "train/experiment_plan.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kKeys = {"name",  "description",   "paper",    "families",
+                                        "seeds", "family_params", "variants", "config"};
+
+std::vector<std::string> familyIds() {
+  std::vector<std::string> ids;
+  for (const FamilyInfo* f : allFamilies()) ids.push_back(f->id);
+  return ids;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+void checkFamily(const std::string& family, const JsonPath& at) {
+  const std::vector<std::string> ids = familyIds();
+  if (std::find(ids.begin(), ids.end(), family) == ids.end())
+    at.fail(": unknown family '" + family + "'", "known: " + joined(ids));
+}
+
+void readFamilies(const json& j, const JsonPath& at, std::vector<std::string>& out) {
+  readJsonValue(j, at, anyValue(), out);
+  if (out.empty()) at.fail("is empty", "list at least one family id, e.g. [\"rope\"]");
+  for (size_t i = 0; i < out.size(); ++i) checkFamily(out[i], at.index(i));
+}
+
+void readSeeds(const json& j, const JsonPath& at, std::vector<uint64_t>& out) {
+  if (!j.is_array()) at.fail("must be a list of seeds, not " + shownJson(j));
+  if (j.empty()) at.fail("is empty", "list at least one seed, e.g. [0]");
+  out.assign(j.size(), 0);
+  for (size_t i = 0; i < j.size(); ++i) readJsonValue(j[i], at.index(i), anyValue(), out[i]);
+}
+
+void readFamilyParams(const json& j, const JsonPath& at,
+                      std::map<std::string, std::map<std::string, double>>& out) {
+  if (!j.is_object()) at.fail("must be an object {family: {name: value}}, not " + shownJson(j));
+  for (const auto& [family, params] : j.items()) {
+    checkFamily(family, at.key(family));
+    readJsonValue(params, at.key(family), anyValue(), out[family]);
+  }
+}
+
+// Each variant sets task fields; a kernel must be one the (variant's) task knows.
+void readVariants(const json& j, const JsonPath& at, const TaskConfig& task,
+                  std::vector<std::map<std::string, std::string>>& out) {
+  if (!j.is_array()) at.fail("must be a list of objects, not " + shownJson(j));
+  for (size_t i = 0; i < j.size(); ++i) {
+    const JsonPath vp = at.index(i);
+    checkJsonObject(j[i], vp, taskVariantKeys());
+    std::map<std::string, std::string> variant;
+    for (const auto& [k, v] : j[i].items()) readJsonValue(v, vp.key(k), anyValue(), variant[k]);
+    TaskConfig t = task;
+    applyTaskVariant(variant, t);
+    const std::vector<std::string> kernels = taskKernelChoices(t.id);
+    if (variant.count("kernel") && !kernels.empty())
+      checkJsonValue(t.kernel, vp.key("kernel"), oneOf(kernels));
+    out.push_back(variant);
+  }
+}
+
+}  // namespace
+
+json experimentToJson(const ExperimentSpec& s) {
+  json j = {{"name", s.name},         {"description", s.description},
+            {"paper", s.paperResult}, {"families", s.families},
+            {"seeds", s.seeds},       {"config", json(s.base)}};
+  if (!s.familyParams.empty()) j["family_params"] = s.familyParams;
+  if (!s.variants.empty()) j["variants"] = s.variants;
+  return j;
+}
+
+ExperimentSpec readExperiment(const json& j, const JsonPath& at) {
+  checkJsonObject(j, at, kKeys);
+  for (const char* required : {"families", "config"})
+    if (!j.contains(required)) at.key(required).fail("is missing");
+  ExperimentSpec s;
+  if (auto it = j.find("name"); it != j.end()) readJsonValue(*it, at.key("name"), {}, s.name);
+  if (auto it = j.find("description"); it != j.end())
+    readJsonValue(*it, at.key("description"), {}, s.description);
+  if (auto it = j.find("paper"); it != j.end())
+    readJsonValue(*it, at.key("paper"), {}, s.paperResult);
+  readFamilies(j.at("families"), at.key("families"), s.families);
+  if (auto it = j.find("seeds"); it != j.end()) readSeeds(*it, at.key("seeds"), s.seeds);
+  if (auto it = j.find("family_params"); it != j.end())
+    readFamilyParams(*it, at.key("family_params"), s.familyParams);
+  readTrainConfig(j.at("config"), at.key("config"), s.base);
+  if (auto it = j.find("variants"); it != j.end())
+    readVariants(*it, at.key("variants"), s.base.task, s.variants);
+  return s;
+}
+
+ExperimentSpec readExperimentFile(const std::string& path, const std::string& what) {
+  return readExperiment(readJsonFile(path, what), JsonPath{what + " '" + path + "'", ""});
+}
+
+}  // namespace poslab
