@@ -130,8 +130,8 @@ bool decodeStateString(const QString& text, SessionState* out, QString* error) {
       QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
   // qUncompress allocates the size its 4-byte big-endian header claims: check it first, so a
   // forged header cannot ask for gigabytes.
-  if (decoded && decoded->size() >= 4) {
-    const auto* h = reinterpret_cast<const unsigned char*>(decoded->constData());
+  if (decoded && decoded.decoded.size() >= 4) {
+    const auto* h = reinterpret_cast<const unsigned char*>(decoded.decoded.constData());
     const std::uintmax_t claimed = (std::uintmax_t{h[0]} << 24) | (std::uintmax_t{h[1]} << 16) |
                                    (std::uintmax_t{h[2]} << 8) | std::uintmax_t{h[3]};
     if (claimed > kMaxJsonInputBytes) {
@@ -140,7 +140,7 @@ bool decodeStateString(const QString& text, SessionState* out, QString* error) {
       return false;
     }
   }
-  const QByteArray json = decoded ? qUncompress(*decoded) : QByteArray();
+  const QByteArray json = decoded ? qUncompress(decoded.decoded) : QByteArray();
   if (!decoded || json.isEmpty()) {
     *error = QObject::tr(
         "the state string is damaged (not complete base64url-packed data; was it "
