@@ -6,6 +6,7 @@
 
 #include "encodings/params.h"
 #include "io/json_input.h"
+#include "model/pin_check.h"
 #include "tasks/task.h"
 #include "train/run_limits.h"
 #include "util/error.h"
@@ -165,6 +166,7 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   if (!o.pins.empty()) c.model.pinned = o.pins;
   if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
   c.validate();
+  checkPinsApply(c.model, c.task.trainLength);  // compare checks every family before training
   return c;
 }
 

@@ -150,6 +150,8 @@ expect_error eval-sequences-negative "--eval-sequences: '-5'" \
   "$cli" train --task kernel-lm --family rope --steps 1 --eval-sequences -5 --out "$tmp/r3"
 expect_error pin-not-learned "cannot pin 'gamma': family rope does not learn it" \
   "$cli" train "${tiny[@]}" --family rope --pin gamma --out "$tmp/r4"
+expect_error compare-pin-not-learned "cannot pin 'eta': family rope does not learn it" \
+  timeout 20 "$cli" compare --task kernel-lm --families jordan-stabilized,rope --pin eta --steps 1000
 expect_error text-without-text-task "--text is given but task kernel-lm takes no text" \
   "$cli" train "${tiny[@]}" --family rope --text "$tmp/t.json" --out "$tmp/r5"
 expect_error eval-sequences-eval "--eval-sequences: '0'" \
