@@ -5,6 +5,7 @@
 #include <c10/util/Exception.h>
 
 #include <iostream>
+#include <string>
 
 #include "cli/cli_common.h"
 #include "util/error.h"
@@ -28,8 +29,21 @@ int main(int argc, char** argv) {
   poslab::cli::addResponseCommand(app);
   poslab::cli::addTaskKernelCommand(app);
   try {
+    // CLI11 would say only "A subcommand is required" for a misspelt command.
+    if (argc > 1 && argv[1][0] != '-') {
+      const std::string name = argv[1];
+      std::string known;
+      bool found = false;
+      for (const auto* sub : app.get_subcommands({})) {
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+        found = found || sub->get_name() == name;
+      }
+      if (!found)
+        throw poslab::InvalidArgument("unknown command '" + name + "'", "commands: " + known);
+    }
     poslab::configureThreads();
     app.parse(argc, argv);
+    poslab::cli::checkStdoutWritten();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -1,6 +1,7 @@
 #include "screenshot.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QLineEdit>
@@ -9,13 +10,16 @@
 #include <QTimer>
 
 #include <map>
+#include <ostream>
 
 #include "bridge/catalog.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
+#include "io/atomic_file.h"
 #include "menus/presets_menu.h"
 #include "session/session_io.h"
 #include "training/training_panel.h"
+#include "util/error.h"
 
 namespace poslab::ui {
 
@@ -115,7 +119,18 @@ QString takeScreenshot(const ScreenshotRequest& req) {
     return QObject::tr("timed out after %1 s waiting for the view").arg(req.timeoutMs / 1000);
   QCoreApplication::processEvents();  // the last replot's paint
   const QPixmap shot = window.grab();
-  if (!shot.save(req.file, "PNG")) return QObject::tr("cannot write %1").arg(req.file);
+  // Encoded in memory, then written atomically: a full disk leaves the previous file intact.
+  QByteArray png;
+  QBuffer buffer(&png);
+  buffer.open(QIODevice::WriteOnly);
+  if (!shot.save(&buffer, "PNG")) return QObject::tr("cannot encode the PNG for %1").arg(req.file);
+  try {
+    writeFileAtomically(req.file.toStdString(), [&](std::ostream& os) {
+      os.write(png.constData(), static_cast<std::streamsize>(png.size()));
+    });
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
   return {};
 }
 

@@ -1,11 +1,16 @@
 #include "cli/cli_common.h"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "encodings/params.h"
+#include "util/error.h"
 
 namespace poslab::cli {
 
@@ -60,6 +65,37 @@ std::string formatNumber(double v, int precision) {
   os.precision(precision);
   os << v;
   return os.str();
+}
+
+CLI::Validator integerIn(long long lo, long long hi) {
+  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long n = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi)
+          return "'" + v + "' must be a whole number in " + range;
+        return {};
+      },
+      range);
+}
+
+void requireDistinct(const std::vector<std::string>& names, const std::string& what) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second)
+      throw InvalidArgument(what + " lists '" + n + "' twice", "give each entry once");
+}
+
+void checkStdoutWritten() {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int err = errno;
+    throw Error(std::string("writing standard output failed") +
+                (err != 0 ? std::string(": ") + std::strerror(err) : std::string()));
+  }
 }
 
 }  // namespace poslab::cli

@@ -30,6 +30,17 @@ void printTable(const std::vector<std::string>& header,
 
 std::string formatNumber(double v, int precision = 6);
 
+// A CLI11 check that the option's value is a whole number in [lo, hi]; the message names the value
+// and the range (CLI11 prefixes the option's name), e.g. "--steps: '0' must be in [1, 1000000]".
+CLI::Validator integerIn(long long lo, long long hi);
+
+// Throws InvalidArgument naming `what` when a name occurs twice in `names`.
+void requireDistinct(const std::vector<std::string>& names, const std::string& what);
+
+// Flushes stdout and throws Error when a write to it failed (a full disk, a closed pipe), so that
+// a command never exits 0 after losing its output.
+void checkStdoutWritten();
+
 // Each subcommand registers itself on the app and runs from its callback.
 void addFamiliesCommand(CLI::App& app);
 void addKernelCommand(CLI::App& app);

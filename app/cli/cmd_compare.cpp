@@ -1,6 +1,9 @@
 // `poslab-cli compare` (several families on identical batches) and `poslab-cli run --preset`
 // (a paper experiment from resources/presets/).
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/experiment_progress.h"
@@ -8,14 +11,31 @@
 #include "cli/train_options.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
+#include "train/run_limits.h"
 #include "util/error.h"
 
 namespace poslab::cli {
 
 namespace {
+// Creates --checkpoints before any training, so that a bad path fails in a second, not after
+// the whole experiment.
+void prepareCheckpointDir(const std::string& dir) {
+  if (dir.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw InvalidArgument("--checkpoints " + dir + " exists and is not a directory",
+                          "give a directory to save each run's checkpoint in");
+  fs::create_directories(dir, ec);
+  if (ec) throw InvalidArgument("--checkpoints " + dir + ": cannot create it: " + ec.message());
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InvalidArgument("--checkpoints " + dir + " is not writable");
+}
+
 void runAndReport(const ExperimentSpec& spec, bool json, const std::string& checkpointDir,
                   int jobs) {
   if (jobs < 0) throw InvalidArgument("--jobs must be 0 (one per core) or more");
+  prepareCheckpointDir(checkpointDir);
   if (jobs == 0) jobs = defaultExperimentJobs(spec.base);
   // The display needs the count runExperiment will use (no more jobs than runs).
   const size_t runs = std::max<size_t>(1, experimentRunCount(spec));
@@ -69,12 +89,16 @@ void addCompareCommand(CLI::App& app) {
     spec.name = "compare";
     spec.families = parseNameList(o->families);
     if (spec.families.empty()) throw InvalidArgument("--families is empty");
+    requireDistinct(spec.families, "--families");
     for (const auto& f : spec.families) buildTrainConfig(o->t, f);  // validate every family first
     spec.base = buildTrainConfig(o->t, spec.families.front());
     spec.seeds = {spec.base.run.seed};
     if (!o->seeds.empty()) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");
     }
+    std::vector<std::string> seedNames;
+    for (uint64_t s : spec.seeds) seedNames.push_back(std::to_string(s));
+    requireDistinct(seedNames, "--seeds");
     runAndReport(spec, o->t.common.json, o->checkpoints, o->jobs);
   });
 }
@@ -94,7 +118,8 @@ void addRunCommand(CLI::App& app) {
   cmd->add_option("--preset", o->preset, "preset name (see --list)");
   cmd->add_flag("--list", o->list, "list the presets");
   cmd->add_option("--seeds", o->seeds, "override the preset's seeds, e.g. 0,1,2");
-  cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)");
+  cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)")
+      ->check(integerIn(1, kMaxTrainSteps));
   cmd->add_option("--checkpoints", o->checkpoints, "directory to save each run's checkpoint in");
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   cmd->add_option("--jobs", o->jobs,

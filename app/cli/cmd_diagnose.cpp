@@ -4,6 +4,7 @@
 
 #include "analysis/pj_diagnostics.h"
 #include "cli/cli_common.h"
+#include "encodings/common_params.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
 
@@ -28,6 +29,14 @@ void addDiagnoseCommand(CLI::App& app) {
     std::map<std::string, double> targetOnly;
     for (const char* name : {"omega2", "gamma", "base"}) {
       if (sets.count(name)) targetOnly[name] = sets[name];
+    }
+    // The target's own parameters have the ranges of the same names in the families' specs.
+    for (auto [name, v] : targetOnly) {
+      ParamSpec spec = name == "gamma"  ? common::gamma()
+                       : name == "base" ? common::base()
+                                        : common::omega();
+      spec.name = name;
+      checkValue(spec, v, "");
     }
     for (const auto& [name, v] : targetOnly)
       if (name != "base") sets.erase(name);

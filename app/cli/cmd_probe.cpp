@@ -5,6 +5,7 @@
 #include "analysis/kernel_probe.h"
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
+#include "util/error.h"
 
 namespace poslab::cli {
 
@@ -21,11 +22,12 @@ void addProbeCommand(CLI::App& app) {
          "--target", o->target,
          "target kernel: mixed_raw, mixed_bounded, damped_mixed, rhythm_envelope, high_jet_rN")
       ->capture_default_str();
-  cmd->add_option("--families", o->families,
-                  "comma-separated family ids, or 'all' (default: rope, alibi, direct-sum, "
-                  "damped-rope, jordan-stabilized, jordan-exact)");
+  auto* families =
+      cmd->add_option("--families", o->families,
+                      "comma-separated family ids, or 'all' (default: rope, alibi, direct-sum, "
+                      "damped-rope, jordan-stabilized, jordan-exact)");
   addCommonOptions(cmd, o->common);
-  cmd->callback([o] {
+  cmd->callback([o, families] {
     ProbeSettings s;
     s.target = o->target;
     s.overrides = parseSets(o->common.sets);
@@ -37,6 +39,10 @@ void addProbeCommand(CLI::App& app) {
       while (std::getline(ss, id, ','))
         if (!id.empty()) s.families.push_back(id);
     }
+    if (families->count() > 0 && s.families.empty())
+      throw InvalidArgument("--families '" + o->families + "' names no family",
+                            "give family ids, e.g. rope,alibi, or 'all'");
+    requireDistinct(s.families, "--families");
     ProbeReport r = runKernelProbe(s);
     if (o->common.json) {
       nlohmann::json doc{{"target", r.target},

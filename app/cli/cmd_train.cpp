@@ -9,10 +9,53 @@
 #include "cli/train_options.h"
 #include "io/atomic_file.h"
 #include "tasks/task.h"
+#include "train/run_limits.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
 namespace poslab::cli {
+
+namespace {
+// Files of a run directory that a new run would replace.
+constexpr const char* kRunFiles[] = {"config.json", "metrics.jsonl", "checkpoint.pt",
+                                     "summary.json"};
+
+// Refuses to overwrite an earlier run in `dir` unless `force`.
+void checkRunDirectory(const std::string& dir, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw InvalidArgument("--out " + dir + " exists and is not a directory");
+  if (force) return;
+  for (const char* name : kRunFiles)
+    if (fs::exists(fs::path(dir) / name, ec))
+      throw InvalidArgument("--out " + dir + " already holds a run (" + name + ")",
+                            "pass --force to replace it, or choose another --out");
+}
+
+// Evaluation with a progress bar on stderr: at long lengths it takes minutes.
+std::vector<EvalResult> evaluateShowingProgress(Trainer& trainer,
+                                                const std::vector<long long>& lengths,
+                                                long long sequences) {
+  const long long perLength = sequences > 0 ? sequences : trainer.config().run.evalSequences;
+  ProgressBar bar("evaluation", perLength * static_cast<long long>(lengths.size()));
+  long long index = -1, current = -1;
+  // Refusals before the bar's first line, so that they stay the only line on stderr.
+  for (long long L : lengths) {
+    if (L >= trainer.evalTask().minLength() && L <= trainer.evalTask().maxLength())
+      checkEvaluationFits(trainer.config(), trainer.vocabSize(), L, perLength);
+    else
+      return trainer.evaluate(lengths, sequences);  // throws, naming the task's range
+  }
+  bar.updateCount(0, "sequences");  // at once: the first batch of a long length takes a while
+  auto r = trainer.evaluate(lengths, sequences, [&](long long L, long long done, long long) {
+    if (L != current) ++index, current = L;
+    bar.updateCount(index * perLength + done, "sequences (T = " + std::to_string(L) + ")");
+  });
+  bar.finish();
+  return r;
+}
+}  // namespace
 
 void addTrainCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "train a tiny transformer with one position family");
@@ -20,18 +63,22 @@ void addTrainCommand(CLI::App& app) {
     TrainOptions t;
     std::string family;
     std::string out;
+    bool force = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--family", o->family, "position family id")->required();
   cmd->add_option("--out", o->out, "run directory (default out/train/TASK-FAMILY-sSEED)");
+  cmd->add_flag("--force", o->force,
+                "replace the run already in --out (its config, metrics and checkpoint)");
   addTrainOptions(cmd, o->t);
   cmd->callback([o] {
     TrainConfig cfg = buildTrainConfig(o->t, o->family);
-    Trainer trainer(cfg);
-    cfg = trainer.config();
     const std::string dir = o->out.empty() ? "out/train/" + cfg.task.id + "-" + cfg.model.family +
                                                  "-s" + std::to_string(cfg.run.seed)
                                            : o->out;
+    checkRunDirectory(dir, o->force);
+    Trainer trainer(cfg);
+    cfg = trainer.config();
     std::filesystem::create_directories(dir);
     writeFileAtomically(dir + "/config.json",
                         [&](std::ostream& os) { os << nlohmann::json(cfg).dump(2) << "\n"; });
@@ -43,6 +90,7 @@ void addTrainCommand(CLI::App& app) {
     const std::string checkpoint = dir + "/checkpoint.pt";
     std::vector<EvalResult> eval;
     std::string diverged;
+    bool barFinished = false;
     for (long long s = trainer.stepCount(); s < cfg.run.steps; ++s) {
       Snapshot snap;
       try {
@@ -61,19 +109,26 @@ void addTrainCommand(CLI::App& app) {
       if (!std::isnan(snap.accuracy)) line["accuracy"] = snap.accuracy;
       const bool last = snap.step == cfg.run.steps;
       if (last || (cfg.run.evalEvery > 0 && snap.step % cfg.run.evalEvery == 0)) {
-        eval = trainer.evaluate(cfg.run.evalLengths);
-        line["eval"] = evalJson(eval);
+        // The checkpoint first: a kill during a long evaluation keeps the trained model.
         trainer.saveCheckpoint(checkpoint);  // the last good checkpoint
+        if (last) {
+          bar.finish();
+          barFinished = true;
+          eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
+        } else {
+          eval = trainer.evaluate(cfg.run.evalLengths);
+        }
+        line["eval"] = evalJson(eval);
       }
       metrics << line.dump() << "\n" << std::flush;
     }
-    bar.finish();
+    if (!barFinished) bar.finish();
     if (!diverged.empty()) {
       throw Error(diverged, std::filesystem::exists(checkpoint)
                                 ? "the last good checkpoint is " + checkpoint
                                 : "no checkpoint was written before it");
     }
-    if (eval.empty()) eval = trainer.evaluate(cfg.run.evalLengths);
+    if (eval.empty()) eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
     RunResult r;
     r.family = cfg.model.family;
     r.seed = cfg.run.seed;
@@ -115,7 +170,8 @@ void addEvalCommand(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--checkpoint", o->checkpoint, "checkpoint.pt of a run")->required();
   cmd->add_option("--lengths", o->lengths, "comma-separated lengths (default: the run's)");
-  cmd->add_option("--eval-sequences", o->sequences, "sequences per length (default: the run's)");
+  cmd->add_option("--eval-sequences", o->sequences, "sequences per length (default: the run's)")
+      ->check(integerIn(1, 1LL << 30));
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   cmd->callback([o] {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
@@ -124,7 +180,7 @@ void addEvalCommand(CLI::App& app) {
     RunResult r;
     r.family = trainer->config().model.family;
     r.seed = trainer->config().run.seed;
-    r.eval = trainer->evaluate(lengths, o->sequences);
+    r.eval = evaluateShowingProgress(*trainer, lengths, o->sequences);
     r.position = trainer->positionParameters(0);
     if (o->json) return printJson(resultsJson(trainer->config().task.id, {r}));
     std::cout << "Checkpoint " << o->checkpoint << ": " << r.family << " on "

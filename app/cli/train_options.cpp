@@ -5,6 +5,9 @@
 #include <sstream>
 
 #include "encodings/params.h"
+#include "model/pin_check.h"
+#include "tasks/task.h"
+#include "train/run_limits.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -68,20 +71,34 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
                   "task option NAME=VALUE (repeatable), e.g. alphabet=64");
   cmd->add_option("--kernel", o.kernel, "kernel-lm target kernel / sector-teacher teacher name");
   cmd->add_option("--text", o.text, "byte-lm: a UTF-8 text file (default: the fortunes corpus)");
-  cmd->add_option("--train-length", o.trainLength, "training sequence length T");
+  cmd->add_option("--train-length", o.trainLength, "training sequence length T")
+      ->check(integerIn(1, kMaxTrainLength));
   cmd->add_option("--min-train-length", o.minTrainLength,
                   "draw each step's length uniformly from [N, T] (0: always T)")
       ->check([](const std::string& v) {
         return !v.empty() && v[0] != '-' ? std::string()
                                          : "'" + v + "' must be 0 (off) or a length >= 2";
       });
-  cmd->add_option("--steps", o.steps, "optimisation steps")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "seed of weights and data")->capture_default_str();
+  cmd->add_option("--steps", o.steps, "optimisation steps")
+      ->capture_default_str()
+      ->check(integerIn(0, kMaxTrainSteps));
+  // CLI11 alone would read "-1" as 2^64-1.
+  cmd->add_option("--seed", o.seed, "seed of weights and data")
+      ->capture_default_str()
+      ->check([](const std::string& v) {
+        errno = 0;
+        const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && (std::strtoull(v.c_str(), nullptr, 10), errno != ERANGE))
+          return std::string();
+        return "'" + v + "' must be a whole number from 0 to 18446744073709551615";
+      });
   cmd->add_option("--eval-lengths", o.evalLengths, "comma-separated evaluation lengths");
   cmd->add_option("--eval-every", o.evalEvery, "evaluate every N steps (0: at the end)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integerIn(0, kMaxTrainSteps));
   cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integerIn(1, 1LL << 30));
   cmd->add_option("--lr", o.lr, "peak learning rate")->capture_default_str();
   cmd->add_option("--batch", o.batch, "sequences per step")->capture_default_str();
   cmd->add_option("--position-lr", o.positionLr,
@@ -112,7 +129,12 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
     c.task.kernel = o.kernel;
   else if (c.task.id == "sector-teacher" && o.configFile.empty())
     c.task.kernel = "phase";
-  if (!o.text.empty()) c.task.textFile = o.text;
+  if (!o.text.empty()) {
+    if (!taskTakesText(c.task.id))
+      throw InvalidArgument("--text is given but task " + c.task.id + " takes no text",
+                            "--text is for byte-lm");
+    c.task.textFile = o.text;
+  }
   if (o.trainLength > 0)
     c.task.trainLength = o.trainLength;
   else if (o.configFile.empty())
@@ -136,6 +158,7 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   if (!o.pins.empty()) c.model.pinned = o.pins;
   if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
   c.validate();
+  checkPinsApply(c.model, c.task.trainLength);  // compare checks every family before training
   return c;
 }
 

@@ -1,6 +1,10 @@
 #include "io/atomic_file.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,15 +15,87 @@
 
 namespace poslab {
 
+namespace fs = std::filesystem;
+
+namespace {
+constexpr int kMaxSymlinkHops = 40;  // as Linux's MAXSYMLINKS
+// A temporary whose writer cannot be told apart from a live one is removed after this long.
+constexpr auto kStaleAge = std::chrono::hours(1);
+
+// The file a write to `path` must replace: symlinks followed (a dangling one to its target).
+fs::path resolveTarget(const std::string& path) {
+  fs::path p(path);
+  for (int hop = 0; hop < kMaxSymlinkHops; ++hop) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path link = fs::read_symlink(p, ec);
+    if (ec) throw Error("cannot write " + path + ": " + ec.message());
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+  throw Error("cannot write " + path + ": too many levels of symbolic links");
+}
+
+const char* kindOf(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
+// Temporaries are ".NAME.tmp-PID-RANDOM" beside the target, so that a later write can tell its
+// own target's leftovers (a writer killed mid-write) from anything else.
+std::string temporaryPrefix(const fs::path& target) {
+  return "." + target.filename().string() + ".tmp-";
+}
+
+bool writerIsGone(const std::string& suffix) {
+  const auto dash = suffix.find('-');
+  if (dash == std::string::npos || dash == 0) return false;
+  char* end = nullptr;
+  const long pid = std::strtol(suffix.substr(0, dash).c_str(), &end, 10);
+  if (*end != '\0' || pid <= 0) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// Removes temporaries of `target` left by writers that have exited, or older than kStaleAge.
+void removeStaleTemporaries(const fs::path& dir, const fs::path& target) {
+  const std::string prefix = temporaryPrefix(target);
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || !it->is_regular_file(ec)) continue;
+    const auto age = fs::file_time_type::clock::now() - it->last_write_time(ec);
+    if (ec) continue;
+    if (writerIsGone(name.substr(prefix.size())) || age > kStaleAge) fs::remove(it->path(), ec);
+  }
+}
+}  // namespace
+
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
+  const fs::path target = resolveTarget(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(dir)) {
     throw Error("cannot write " + path + ": directory " + dir.string() + " does not exist");
   }
+  std::error_code ec;
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw Error("cannot write " + path + ": it is " + kindOf(st.type()),
+                "give the path of a regular file");
+  removeStaleTemporaries(dir, target);
   std::random_device rd;
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd()));
+  const fs::path tmp =
+      dir / (temporaryPrefix(target) + std::to_string(::getpid()) + "-" + std::to_string(rd()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
@@ -27,21 +103,21 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
       write(out);
     } catch (...) {
       out.close();
-      fs::remove(tmp);
+      fs::remove(tmp, ec);
       throw;
     }
     out.flush();
     if (!out) {
       out.close();
-      fs::remove(tmp);
+      fs::remove(tmp, ec);
       throw Error("writing " + path + " failed (disk full?)", "the previous file is unchanged");
     }
   }
-  std::error_code ec;
   fs::rename(tmp, target, ec);
   if (ec) {
-    fs::remove(tmp);
-    throw Error("cannot replace " + path + ": " + ec.message(), "the previous file is unchanged");
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw Error("cannot replace " + path + ": " + why, "the previous file is unchanged");
   }
 }
 

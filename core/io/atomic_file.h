@@ -8,8 +8,12 @@
 
 namespace poslab {
 
-// Calls write(stream) on a temporary file and renames it over `path`. Throws Error naming the
-// path if the directory is missing, the write fails, or the rename fails; the old file is kept.
+// Calls write(stream) on a temporary file ".NAME.tmp-PID-RANDOM" beside the target and renames it
+// over `path`. A symlink at `path` is followed: the file it points to is replaced, the link stays.
+// Throws Error naming the path if the target is not a regular file (a directory, FIFO or device),
+// the directory is missing, the write fails, or the rename fails; the old file is kept.
+// Temporaries of the same target left by a writer that was killed (its process is gone, or it is
+// over an hour old) are removed first.
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace poslab

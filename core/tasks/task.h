@@ -52,6 +52,8 @@ class Task {
 };
 
 std::vector<std::string> taskIds();
+// True for the tasks that read TaskConfig::textFile (byte-lm); the others take no text.
+bool taskTakesText(const std::string& id);
 // Throws InvalidArgument naming an unknown task or option.
 std::unique_ptr<Task> makeTask(const TaskConfig& config);
 

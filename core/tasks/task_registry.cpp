@@ -15,6 +15,10 @@ std::vector<std::string> taskIds() {
   return {"indirect-indexing", "kernel-lm", "kv-retrieval", "sector-teacher", "byte-lm"};
 }
 
+bool taskTakesText(const std::string& id) {
+  return id == "byte-lm";
+}
+
 std::unique_ptr<Task> makeTask(const TaskConfig& config) {
   if (config.id == "indirect-indexing") return makeIndirectIndexingTask(config);
   if (config.id == "kernel-lm") return makeKernelLmTask(config);

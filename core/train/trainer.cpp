@@ -11,8 +11,10 @@
 
 #include "io/atomic_file.h"
 #include "io/input_file.h"
+#include "model/pin_check.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
+#include "train/run_limits.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -89,6 +91,7 @@ struct Trainer::State {
 
   void build() {
     cfg.validate();
+    checkRunLimits(cfg);
     cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
     task = makeTask(cfg.task);
     TaskConfig evalCfg = cfg.task;
@@ -112,6 +115,9 @@ struct Trainer::State {
       throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
                                 " is shorter than task " + task->id() + " can generate",
                             "use at least " + std::to_string(task->minLength()) + ", or 0");
+    for (long long L : cfg.run.evalLengths)
+      checkEvaluationFits(cfg, task->vocabSize(), L, cfg.run.evalSequences);
+    checkPinsApply(cfg.model, cfg.task.trainLength);
     device = chooseDevice(cfg.run.device);
     {
       // The initial weights come from torch's process-wide generator: seeding it and drawing
@@ -253,9 +259,10 @@ Snapshot Trainer::step() {
 }
 
 std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
-                                          long long sequences) {
+                                          long long sequences, const EvalProgress& progress) {
   State& s = *s_;
   const long long total = sequences > 0 ? sequences : s.cfg.run.evalSequences;
+  for (long long L : lengths) checkEvaluationFits(s.cfg, s.task->vocabSize(), L, total);
   torch::NoGradGuard noGrad;
   s.model->eval();
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);
@@ -283,6 +290,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
         hits += (logits.argmax(-1) == b.targets).logical_and(b.answer).sum().item<double>();
         answers += b.answer.sum().item<double>();
       }
+      if (progress) progress(L, done + n, total);
     }
     EvalResult r;
     r.length = L;

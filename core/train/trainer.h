@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct OrderLoo {
   double lossIncrease = 0;
 };
 
+// Called after each evaluation batch: the length, sequences done at it, sequences per length.
+using EvalProgress = std::function<void(long long length, long long done, long long total)>;
+
 class Trainer {
  public:
   // Validates the config, builds the task and a model seeded with run.seed.
@@ -44,8 +48,10 @@ class Trainer {
   // leaves the weights untouched) if the loss or gradient is not finite.
   Snapshot step();
   // Loss and accuracy at each length (streaming attention), seeded independently of training.
-  // sequences: per length (0: the run config's evalSequences).
-  std::vector<EvalResult> evaluate(const std::vector<long long>& lengths, long long sequences = 0);
+  // sequences: per length (0: the run config's evalSequences). Throws InvalidArgument before any
+  // work when a length does not fit the evaluation budgets of run_limits.h.
+  std::vector<EvalResult> evaluate(const std::vector<long long>& lengths, long long sequences = 0,
+                                   const EvalProgress& progress = {});
   // Attention weights of example 0 of the sample stream (seeded by run.seed, independent of the
   // training and evaluation batches), pooled to at most maxSide x maxSide.
   AttentionSample attentionSample(long long length, long long maxSide = 128);

@@ -204,6 +204,99 @@ expect_ok config-file "$cli" train --family rope --config "$tmp/good-config.json
 mutate "$tmp/variants.json" 'd["variants"] = [{"kernel": "first_jet"}, {"kernel": "affine"}]'
 "$cli" run --preset "$tmp/variants.json" --json > "$tmp/v.json" 2> /dev/null
 json_has preset-variants "$tmp/v.json" "[r['variant'] for r in d['results']] == ['first_jet', 'affine']"
+# Options that used to be accepted silently (exit 0): each is refused with one line naming it.
+tiny=(--task kernel-lm --steps 1 --batch 2 --train-length 8 --eval-lengths 8 --eval-sequences 2)
+expect_error train-length-zero "--train-length: '0' must be a whole number in \[1, 65536\]" \
+  "$cli" train --task kernel-lm --family rope --steps 1 --train-length 0 --out "$tmp/r0"
+expect_error eval-every-negative "--eval-every: '-1'" \
+  "$cli" train "${tiny[@]}" --family rope --eval-every -1 --out "$tmp/r1"
+expect_error eval-sequences-zero "--eval-sequences: '0'" \
+  "$cli" train --task kernel-lm --family rope --steps 1 --eval-sequences 0 --out "$tmp/r2"
+expect_error eval-sequences-negative "--eval-sequences: '-5'" \
+  "$cli" train --task kernel-lm --family rope --steps 1 --eval-sequences -5 --out "$tmp/r3"
+expect_error pin-not-learned "cannot pin 'gamma': family rope does not learn it" \
+  "$cli" train "${tiny[@]}" --family rope --pin gamma --out "$tmp/r4"
+expect_error compare-pin-not-learned "cannot pin 'eta': family rope does not learn it" \
+  timeout 20 "$cli" compare --task kernel-lm --families jordan-stabilized,rope --pin eta --steps 1000
+expect_error text-without-text-task "--text is given but task kernel-lm takes no text" \
+  "$cli" train "${tiny[@]}" --family rope --text "$tmp/t.json" --out "$tmp/r5"
+expect_error eval-sequences-eval "--eval-sequences: '0'" \
+  "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --eval-sequences 0
+expect_error run-steps-zero "--steps: '0' must be a whole number in \[1, 1000000\]" \
+  "$cli" run --preset jordan-kernel-lm --steps 0
+expect_error run-steps-negative "--steps: '-1'" "$cli" run --preset jordan-kernel-lm --steps -1
+expect_error probe-no-families "--families '' names no family" "$cli" probe --families ''
+expect_error compare-duplicate-family "--families lists 'rope' twice" \
+  "$cli" compare "${tiny[@]}" --families rope,rope
+expect_error compare-duplicate-seed "--seeds lists '1' twice" \
+  "$cli" compare "${tiny[@]}" --families rope --seeds 1,1
+expect_error seed-negative "--seed: '-1' must be a whole number from 0 to 18446744073709551615" \
+  "$cli" train "${tiny[@]}" --family rope --seed -1 --out "$tmp/r6"
+expect_error diagnose-gamma-nan "gamma = nan is not finite" "$cli" diagnose --set gamma=nan
+expect_error diagnose-gamma-inf "gamma = inf is not finite" "$cli" diagnose --set gamma=inf
+expect_error diagnose-gamma-negative "gamma = -3 is out of range" "$cli" diagnose --set gamma=-3
+# Output that cannot be written (a full disk) is an error, not exit 0.
+expect_full() {  # expect_full NAME CMD...: stdout on /dev/full gives exit 2 and a line saying so
+  local name=$1; shift
+  "$@" > /dev/full 2> "$tmp/err"
+  local rc=$?
+  if [ $rc -ne 2 ]; then fail "$name: exit $rc with stdout on /dev/full, expected 2"; return; fi
+  grep -q "writing standard output failed" "$tmp/err" && ok || fail "$name: stderr '$(cat "$tmp/err")'"
+}
+expect_full kernel-full "$cli" kernel --family rope --lags 0:4
+expect_full kernel-json-full "$cli" kernel --family rope --lags 0:4 --json
+expect_full probe-full "$cli" probe --families rope
+
+# Runaways are refused up front, naming the bound (timeout: a regression hangs instead of failing).
+expect_error train-length-huge "--train-length: '1000000000' must be a whole number in \[1, 65536\]" \
+  timeout 20 "$cli" train --task kernel-lm --family rope --train-length 1000000000 --out "$tmp/h1"
+expect_error steps-huge "--steps: '9223372036854775807' must be a whole number in \[0, 1000000\]" \
+  timeout 20 "$cli" train --task kernel-lm --family rope --steps 9223372036854775807 --out "$tmp/h2"
+expect_error eval-length-budget "evaluation at length 1048576 with 64 sequences needs about" \
+  timeout 20 "$cli" train --task kernel-lm --family rope --steps 1 --eval-lengths 1048576 --out "$tmp/h3"
+[ ! -e "$tmp/h3/checkpoint.pt" ] && ok || fail "a refused evaluation length still trained"
+expect_error eval-command-budget "over the budget" \
+  timeout 20 "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 1048576
+expect_error kernel-lags-budget "--lags 0:16777216 is 16777216 lags.*over the 1024 MiB budget" \
+  timeout 20 "$cli" kernel --family jordan-exact --lags 0:16777216
+# The checkpoint is written before the final evaluation, which reports progress on stderr: a kill
+# while it evaluates keeps the trained model.
+"$cli" train --task kernel-lm --family rope --steps 2 --batch 2 --train-length 8 --d-model 16 \
+  --heads 1 --layers 1 --eval-every 0 --eval-lengths 4096 --eval-sequences 256 --out "$tmp/kill" \
+  > /dev/null 2> "$tmp/kill.err" &
+pid=$!
+for _ in $(seq 600); do grep -q "^evaluation" "$tmp/kill.err" 2>/dev/null && break; sleep 0.05; done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+grep -q "^evaluation .* sequences" "$tmp/kill.err" && ok || fail "no evaluation progress on stderr: $(cat "$tmp/kill.err")"
+if [ -e "$tmp/kill/summary.json" ]; then
+  echo "note: the evaluation ended before the kill; checkpoint order not exercised"
+else
+  expect_ok killed-during-eval "$cli" eval --checkpoint "$tmp/kill/checkpoint.pt" --lengths 8 --eval-sequences 2
+fi
+
+# An earlier run in --out is kept unless --force; a bad --checkpoints fails before training.
+expect_error out-existing "--out $tmp/run already holds a run (config.json)" \
+  "$cli" train "${tiny[@]}" --family rope --out "$tmp/run"
+expect_ok out-force "$cli" train "${tiny[@]}" --family rope --out "$tmp/var" --force
+"$cli" train --help | grep -q -- "--force" && ok || fail "train --help lacks --force"
+echo "not a directory" > "$tmp/plain"
+expect_error checkpoints-file "--checkpoints $tmp/plain exists and is not a directory" \
+  timeout 20 "$cli" compare --task kernel-lm --steps 1000 --train-length 8 --families rope \
+  --checkpoints "$tmp/plain"
+
+# Messages name the file: special files and bad JSON are refused quickly (no hang, no abort).
+mkfifo "$tmp/fifo"
+expect_error checkpoint-fifo "$tmp/fifo" timeout 20 "$cli" eval --checkpoint "$tmp/fifo"
+expect_error config-fifo "$tmp/fifo" timeout 20 "$cli" train --family rope --config "$tmp/fifo" --out "$tmp/f1"
+expect_error preset-fifo "$tmp/fifo" timeout 20 "$cli" run --preset "$tmp/fifo"
+expect_error checkpoint-dev-zero "/dev/zero" timeout 20 "$cli" eval --checkpoint /dev/zero
+expect_error config-dev-zero "/dev/zero" timeout 20 "$cli" train --family rope --config /dev/zero --out "$tmp/f2"
+mkdir -p "$tmp/adir"
+expect_error checkpoint-dir "$tmp/adir" "$cli" eval --checkpoint "$tmp/adir"
+expect_error preset-dir "$tmp/adir" "$cli" run --preset "$tmp/adir"
+echo '{"families": ["damped-rope"], "config": {"model": {"family_params": {"gamma": 1e400}}}}' > "$tmp/huge.json"
+expect_error preset-1e400 "$tmp/huge.json" "$cli" run --preset "$tmp/huge.json" --steps 1
+expect_error unknown-command "unknown command 'bogus'.*train" "$cli" bogus
 
 # A failed write keeps the previous file.
 echo "previous" > "$tmp/keep.csv"

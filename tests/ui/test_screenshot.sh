@@ -28,5 +28,19 @@ expect_error "no parameter 'zeta'" --screenshot "$tmp/x.png" --family rope --set
 expect_error "head_dim = 15" --screenshot "$tmp/x.png" --family rope --set head_dim=15
 expect_error "unknown --view" --screenshot "$tmp/x.png" --view nope
 [ ! -e "$tmp/x.png" ] || { echo "a failed request wrote a file"; exit 1; }
+# The PNG is encoded in memory and renamed over the target: another hard link to the old file
+# keeps the old content (an in-place write would change both, and a full disk would truncate it).
+echo previous > "$tmp/old.png"
+ln "$tmp/old.png" "$tmp/shot.png"
+"$gui" --screenshot "$tmp/shot.png" --view kernel --family rope
+[ "$(cat "$tmp/old.png")" = previous ] || { echo "the screenshot was written in place"; exit 1; }
+[ "$(head -c 4 "$tmp/shot.png" | od -An -tx1 | tr -d ' \n')" = "89504e47" ] || { echo "no PNG"; exit 1; }
+# Through a symlink the link stays and the file it points to is replaced; a directory is refused.
+mkdir -p "$tmp/real"
+ln -s real/target.png "$tmp/link.png"
+"$gui" --screenshot "$tmp/link.png" --view kernel --family rope
+[ -L "$tmp/link.png" ] && [ -s "$tmp/real/target.png" ] || { echo "the symlink was replaced"; exit 1; }
+mkdir "$tmp/dir.png"
+expect_error "dir.png: it is a directory" --screenshot "$tmp/dir.png" --family rope
 "$gui" --help | grep -q -- "--screenshot" || { echo "--help lacks --screenshot"; exit 1; }
 echo "screenshot tests passed"

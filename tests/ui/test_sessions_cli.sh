@@ -30,6 +30,15 @@ expect_error "$tmp/bad.poslab: not valid JSON" --session "$tmp/bad.poslab"   # G
 expect_error "does not exist" --screenshot "$tmp/x.png" --session "$tmp/none.poslab"
 expect_error "does not exist" --session "$tmp/none.poslab"
 expect_error "does not exist" --session="$tmp/none.poslab"
+# Special files and numbers no double holds are refused at once, naming the file (issue #17).
+mkfifo "$tmp/fifo.poslab"
+expect_error "$tmp/fifo.poslab" --session "$tmp/fifo.poslab"
+expect_error "$tmp/fifo.poslab" --screenshot "$tmp/x.png" --session "$tmp/fifo.poslab"
+expect_error "/dev/zero" --session /dev/zero
+mkdir "$tmp/dir.poslab"
+expect_error "$tmp/dir.poslab" --session "$tmp/dir.poslab"
+printf '{"format": "poslab-session-1", "tab": "kernel", "explorer": {"family": "damped-rope", "values": {"gamma": 1e400}}}\n' >"$tmp/huge.poslab"
+expect_error "$tmp/huge.poslab" --session "$tmp/huge.poslab"
 
 # A hand-written session: only the required fields plus a few settings.
 cat >"$tmp/good.poslab" <<'JSON'

@@ -142,7 +142,7 @@ bool decodeStateString(const QString& text, SessionState* out, QString* error) {
       return false;
     }
   }
-  const QByteArray json = decoded ? qUncompress(*decoded) : QByteArray();
+  const QByteArray json = decoded ? qUncompress(decoded.decoded) : QByteArray();
   if (!decoded || json.isEmpty()) {
     *error = QObject::tr(
         "the state string is damaged (not complete base64url-packed data; was it "

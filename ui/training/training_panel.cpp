@@ -29,6 +29,7 @@
 #include "bridge/trained_model.h"
 #include "plot_style.h"
 #include "train/experiment_plan.h"
+#include "train/run_limits.h"
 #include "training/lag_response_view.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
@@ -149,7 +150,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
   steps_ = new QSpinBox(controls);
   steps_->setObjectName("steps");
-  steps_->setRange(1, 1000000);
+  steps_->setRange(1, static_cast<int>(kMaxTrainSteps));
   steps_->setValue(200);
   form->addRow(tr("steps"), steps_);
   lr_ = new PreciseSpinBox(controls);
@@ -164,7 +165,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("seed"), seed_);
   trainLength_ = new QSpinBox(controls);
   trainLength_->setObjectName("trainLength");
-  trainLength_->setRange(2, 65536);
+  trainLength_->setRange(2, static_cast<int>(kMaxTrainLength));
   trainLength_->setValue(64);
   form->addRow(tr("train length"), trainLength_);
   batch_ = new QSpinBox(controls);

@@ -1,0 +1,39 @@
+// Bounds on a training run that every front end shares (the GUI's spin boxes, the CLI's options,
+// Trainer itself): past them a run keeps one core busy for days or needs more memory than a
+// desktop has, so it is refused up front, naming the bound, instead of hanging.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "train/train_config.h"
+
+namespace poslab {
+
+constexpr long long kMaxTrainSteps = 1000000;  // optimisation steps of one run
+constexpr long long kMaxTrainLength = 65536;   // training sequence length T (tokens)
+
+// Evaluation at length T costs, per sequence and layer, about T^2 * d_model multiply-adds (the
+// causal QK^T and PV products) and holds (B, H, T, min(T, 1024)) float32 scores plus the
+// (B, T, V) logits, B = max(1, eval_tokens_per_batch / T). These budgets keep one evaluation
+// under a few minutes of a 2-core CPU (measured: 1.4e11 multiply-adds take 15-54 s) and under
+// 4 GiB of memory.
+constexpr double kEvalWorkBudget = 2e12;                 // multiply-adds per evaluation length
+constexpr double kEvalMemoryBudget = 4.0 * (1LL << 30);  // bytes
+
+struct EvalCost {
+  double work = 0;   // multiply-adds
+  double bytes = 0;  // peak working memory, estimated
+};
+EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long length,
+                        long long sequences, long long tokensPerBatch);
+
+// Throws InvalidArgument naming the field and its bound: run.steps, task.train_length,
+// run.eval_every, run.eval_sequences.
+void checkRunLimits(const TrainConfig& config);
+// Throws InvalidArgument when evaluating `length` with `sequences` sequences would exceed
+// kEvalWorkBudget or kEvalMemoryBudget; the message names the length and the budget.
+void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,
+                         long long sequences);
+
+}  // namespace poslab

@@ -1,0 +1,120 @@
+// Runaway runs are refused before any work (issue #17): the shared bounds on steps and train
+// length, the evaluation budget (1M-token evaluation took hours), and pins of parameters the
+// family does not learn (they used to do nothing, silently).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/pin_check.h"
+#include "train/run_limits.h"
+#include "train/trainer.h"
+
+namespace poslab {
+namespace {
+
+TrainConfig tiny() {
+  TrainConfig c;
+  c.model.family = "rope";
+  c.model.heads = 1;
+  c.model.layers = 1;
+  c.model.dModel = 16;
+  c.task.id = "kernel-lm";
+  c.task.trainLength = 8;
+  c.optim.batch = 2;
+  c.run.steps = 1;
+  c.run.evalLengths = {8};
+  c.run.evalSequences = 2;
+  c.run.device = "cpu";
+  return c;
+}
+
+std::string errorOf(const TrainConfig& c) {
+  try {
+    Trainer t(c);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RunLimits, TheGuiBoundsAreTheOnesTrainerEnforces) {
+  // The training panel's spin boxes allowed these before they moved to core.
+  EXPECT_EQ(kMaxTrainSteps, 1000000);
+  EXPECT_EQ(kMaxTrainLength, 65536);
+  TrainConfig c = tiny();
+  c.run.steps = 9223372036854775807LL;
+  EXPECT_NE(
+      errorOf(c).find("run.steps = 9223372036854775807 is out of range (allowed [0, 1000000])"),
+      std::string::npos)
+      << errorOf(c);
+  c = tiny();
+  c.task.trainLength = 1000000000;
+  EXPECT_NE(errorOf(c).find("task.train_length = 1000000000 is out of range"), std::string::npos);
+  c = tiny();
+  c.run.evalSequences = 0;
+  EXPECT_NE(errorOf(c).find("run.eval_sequences = 0"), std::string::npos);
+  c = tiny();
+  c.run.evalEvery = -1;
+  EXPECT_NE(errorOf(c).find("run.eval_every = -1"), std::string::npos);
+  EXPECT_EQ(errorOf(tiny()), "");
+}
+
+TEST(RunLimits, EvaluationCostCountsAttentionWork) {
+  ModelConfig m;
+  m.dModel = 64;
+  m.heads = 4;
+  m.layers = 2;
+  // 1 sequence x 2 layers x 32768^2 x 64 (PERFORMANCE.md's measured case: 15-54 s).
+  EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 32768, 1, 16384).work, 2.0 * 32768.0 * 32768.0 * 64.0);
+  // Scores (B=4, H=4, T=4096, 1024 keys) + logits (V=2) + 8 C activations, float32.
+  EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 4096, 64, 16384).bytes,
+                   4.0 * 4096 * (4 * 1024 + 2 + 8 * 64) * 4);
+}
+
+TEST(RunLimits, AMillionTokenEvaluationIsRefusedBeforeTraining) {
+  TrainConfig c = tiny();
+  c.run.evalLengths = {1048576};
+  c.run.evalSequences = 64;
+  const std::string e = errorOf(c);
+  EXPECT_NE(e.find("evaluation at length 1048576 with 64 sequences needs about"), std::string::npos)
+      << e;
+  // The same length on a trained model: refused by evaluate() before any batch.
+  Trainer t(tiny());
+  EXPECT_THROW(t.evaluate({1048576}, 64), InvalidArgument);
+  int batches = 0;
+  t.evaluate({8}, 2, [&](long long L, long long done, long long total) {
+    EXPECT_EQ(L, 8);
+    EXPECT_EQ(total, 2);
+    EXPECT_EQ(done, 2);  // 2 sequences of 8 tokens are one batch
+    ++batches;
+  });
+  EXPECT_EQ(batches, 1);
+}
+
+TEST(PinCheck, APinTheFamilyDoesNotLearnIsRefused) {
+  TrainConfig c = tiny();
+  c.model.pinned = {"gamma"};
+  const std::string e = errorOf(c);
+  EXPECT_NE(e.find("cannot pin 'gamma': family rope does not learn it"), std::string::npos) << e;
+  c.model.family = "damped-rope";
+  EXPECT_EQ(errorOf(c), "");
+  c.model.family = "jordan-stabilized";
+  c.model.pinned = {"eta", "gamma"};
+  EXPECT_EQ(errorOf(c), "");
+  c.model.pinned = {"delta"};
+  EXPECT_NE(errorOf(c).find("it learns gamma, eta"), std::string::npos) << errorOf(c);
+  c.model.family = "pope";
+  EXPECT_EQ(errorOf(c), "");
+}
+
+TEST(PinCheck, PjBiasLearnsItsSectorParameters) {
+  ModelConfig m = tiny().model;
+  m.family = "pj-bias";
+  const auto learned = learnedPinnables(m, 8);
+  for (const char* p : {"gates", "orders", "coefficients", "kappa", "slope"})
+    EXPECT_NE(std::find(learned.begin(), learned.end(), p), learned.end()) << p;
+  EXPECT_EQ(std::find(learned.begin(), learned.end(), "gamma"), learned.end());
+}
+
+}  // namespace
+}  // namespace poslab
