@@ -29,19 +29,6 @@ EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long len
   return c;
 }
 
-void checkRunLimits(const TrainConfig& config) {
-  auto range = [](const char* field, long long v, long long lo, long long hi) {
-    if (v < lo || v > hi)
-      throw InvalidArgument(std::string(field) + " = " + std::to_string(v) + " is out of range",
-                            "allowed [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  };
-  range("run.steps", config.run.steps, 0, kMaxTrainSteps);
-  range("task.train_length", config.task.trainLength, 1, kMaxTrainLength);
-  range("run.eval_every", config.run.evalEvery, 0, kMaxTrainSteps);
-  range("run.eval_sequences", config.run.evalSequences, 1, 1LL << 30);
-  range("run.eval_tokens_per_batch", config.run.evalTokensPerBatch, 1, 1LL << 30);
-}
-
 void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,
                          long long sequences) {
   const EvalCost c =

@@ -12,6 +12,7 @@ namespace poslab {
 
 constexpr long long kMaxTrainSteps = 1000000;  // optimisation steps of one run
 constexpr long long kMaxTrainLength = 65536;   // training sequence length T (tokens)
+// Both are enforced by TrainConfig::validate() (the key table in train_config.cpp).
 
 // Evaluation at length T costs, per sequence and layer, about T^2 * d_model multiply-adds (the
 // causal QK^T and PV products) and holds (B, H, T, min(T, 1024)) float32 scores plus the
@@ -28,9 +29,6 @@ struct EvalCost {
 EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long length,
                         long long sequences, long long tokensPerBatch);
 
-// Throws InvalidArgument naming the field and its bound: run.steps, task.train_length,
-// run.eval_every, run.eval_sequences.
-void checkRunLimits(const TrainConfig& config);
 // Throws InvalidArgument when evaluating `length` with `sequences` sequences would exceed
 // kEvalWorkBudget or kEvalMemoryBudget; the message names the length and the budget.
 void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,

@@ -4,6 +4,7 @@
 
 #include "io/json_fields.h"
 #include "io/json_input.h"
+#include "train/run_limits.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -11,15 +12,17 @@ namespace poslab {
 namespace {
 
 // The limits are the training panel's (ui/training/training_panel.cpp), so that a file the CLI
-// accepts is one the GUI can show; steps may be 0 here (train nothing, evaluate the initial model).
+// accepts is one the GUI can show; the run-length bounds are run_limits.h's, shared with the panel.
+// Steps may be 0 here (train nothing, evaluate the initial model).
 const std::vector<JsonField<TaskConfig>>& taskFields() {
   static const std::vector<JsonField<TaskConfig>> t = {
       {"id", &TaskConfig::id, anyValue(), "task id: indirect-indexing, kernel-lm, ..."},
       {"options", &TaskConfig::options, anyValue(), "task options by name; each task checks its"},
       {"kernel", &TaskConfig::kernel, anyValue(), "kernel-lm kernel / sector-teacher teacher"},
       {"text_file", &TaskConfig::textFile, anyValue(), "byte-lm text file (empty: the default)"},
-      {"train_length", &TaskConfig::trainLength, inRange(2, 65536), "training length T, tokens"},
-      {"min_train_length", &TaskConfig::minTrainLength, inRange(0, 65536),
+      {"train_length", &TaskConfig::trainLength, inRange(2, kMaxTrainLength),
+       "training length T, tokens"},
+      {"min_train_length", &TaskConfig::minTrainLength, inRange(0, kMaxTrainLength),
        "0: fixed; else each step's length is drawn from [this, T]"},
       {"head_dim", &TaskConfig::headDim, inRange(1, 4096), "kernel-lm frequency base^(-6/this)"},
   };
@@ -32,7 +35,7 @@ const std::vector<JsonField<OptimConfig>>& optimFields() {
       {"weight_decay", &OptimConfig::weightDecay, inRange(0, 10), "on matrices only"},
       {"beta1", &OptimConfig::beta1, inRange(0, 0.99999), "AdamW beta1"},
       {"beta2", &OptimConfig::beta2, inRange(0, 0.99999), "AdamW beta2"},
-      {"warmup", &OptimConfig::warmup, inRange(0, 1000000), "linear warm-up steps"},
+      {"warmup", &OptimConfig::warmup, inRange(0, kMaxTrainSteps), "linear warm-up steps"},
       {"min_lr_ratio", &OptimConfig::minLrRatio, inRange(0, 1), "final lr / peak lr"},
       {"grad_clip", &OptimConfig::gradClip, inRange(1e-6, 1e6), "global gradient-norm clip"},
       {"batch", &OptimConfig::batch, inRange(1, 4096), "sequences per step"},
@@ -45,10 +48,11 @@ const std::vector<JsonField<OptimConfig>>& optimFields() {
 const std::vector<JsonField<RunConfig>>& runFields() {
   static const std::vector<JsonField<RunConfig>> t = {
       {"seed", &RunConfig::seed, anyValue(), "weights and data, 0 to 2^64-1"},
-      {"steps", &RunConfig::steps, inRange(0, 1000000), "optimisation steps"},
+      {"steps", &RunConfig::steps, inRange(0, kMaxTrainSteps), "optimisation steps"},
       {"eval_lengths", &RunConfig::evalLengths, inRange(2, 1 << 20),
        "evaluation lengths (empty: the train length)"},
-      {"eval_every", &RunConfig::evalEvery, inRange(0, 1000000), "steps (0: only at the end)"},
+      {"eval_every", &RunConfig::evalEvery, inRange(0, kMaxTrainSteps),
+       "steps (0: only at the end)"},
       {"eval_sequences", &RunConfig::evalSequences, inRange(1, 1000000), "per evaluation length"},
       {"eval_tokens_per_batch", &RunConfig::evalTokensPerBatch, inRange(1, 1 << 30),
        "evaluation batch at length T: max(1, this / T)"},

@@ -91,7 +91,6 @@ struct Trainer::State {
 
   void build() {
     cfg.validate();
-    checkRunLimits(cfg);
     cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
     task = makeTask(cfg.task);
     TaskConfig evalCfg = cfg.task;

@@ -44,18 +44,18 @@ TEST(RunLimits, TheGuiBoundsAreTheOnesTrainerEnforces) {
   TrainConfig c = tiny();
   c.run.steps = 9223372036854775807LL;
   EXPECT_NE(
-      errorOf(c).find("run.steps = 9223372036854775807 is out of range (allowed [0, 1000000])"),
+      errorOf(c).find("'run.steps' = 9223372036854775807 is out of range (allowed [0, 1000000])"),
       std::string::npos)
       << errorOf(c);
   c = tiny();
   c.task.trainLength = 1000000000;
-  EXPECT_NE(errorOf(c).find("task.train_length = 1000000000 is out of range"), std::string::npos);
+  EXPECT_NE(errorOf(c).find("'task.train_length' = 1000000000 is out of range"), std::string::npos);
   c = tiny();
   c.run.evalSequences = 0;
-  EXPECT_NE(errorOf(c).find("run.eval_sequences = 0"), std::string::npos);
+  EXPECT_NE(errorOf(c).find("'run.eval_sequences' = 0"), std::string::npos);
   c = tiny();
   c.run.evalEvery = -1;
-  EXPECT_NE(errorOf(c).find("run.eval_every = -1"), std::string::npos);
+  EXPECT_NE(errorOf(c).find("'run.eval_every' = -1"), std::string::npos);
   EXPECT_EQ(errorOf(tiny()), "");
 }
 
