@@ -58,8 +58,8 @@ void checkSampleArgs(const Task& task, long long batch, long long length);
 void forEachExample(long long batch, long long length, uint64_t seed, uint64_t taskSalt,
                     const std::function<void(long long b, std::mt19937_64& rng)>& fill);
 
-// sqrt(sum_{d=1}^{trainLength-1} K(d)^2): the norm MATH 3.0 divides kernel-LM and teacher kernels
-// by, the same at every evaluation length.
+// sqrt(sum_{d=1}^{trainLength-1} K(d)^2): the norm MATH 3.0 divides kernel-LM kernels by, the same
+// at every evaluation length (the sector teachers normalise over the current lags instead).
 double trainingLagNorm(const std::function<double(double)>& kernel, long long trainLength);
 
 // Empty (B, T) tensors for a batch: tokens int64, targets int64 filled with -1, answer all false.

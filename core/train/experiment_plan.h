@@ -21,7 +21,7 @@ struct PlannedRun {
   std::string variant;  // the variant's values joined by ",", e.g. "phase"; empty if none
 };
 
-// The task fields a variant may set: "id", "kernel", "text_file" (see experiment_file.h).
+// The task fields a variant may set: "id", "kernel", "text_file" (see experiment_spec.h).
 const std::vector<std::string>& taskVariantKeys();
 // Sets each of the variant's fields in `task`. Throws InvalidArgument for a key it does not know.
 void applyTaskVariant(const std::map<std::string, std::string>& variant, TaskConfig& task);

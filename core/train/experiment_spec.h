@@ -24,7 +24,8 @@ struct ExperimentSpec {
   std::vector<uint64_t> seeds{0};     // one run per (variant, family, seed)
   TrainConfig base;                   // model.family is replaced per run
   std::map<std::string, std::map<std::string, double>> familyParams;  // per-family overrides
-  // Optional task variants: each sets task fields (id, kernel, text_file), e.g. {"kernel": "jet1"}.
+  // Optional task variants: each sets task fields (id, kernel, text_file), e.g. {"kernel":
+  // "first_jet"}.
   std::vector<std::map<std::string, std::string>> variants;
 };
 

@@ -26,7 +26,7 @@ json validExperiment() {
     "name": "t", "description": "d", "paper": "p",
     "families": ["rope", "pope"], "seeds": [3, 4],
     "family_params": {"rope": {"base": 500}},
-    "variants": [{"kernel": "phase"}, {"kernel": "jet1"}],
+    "variants": [{"kernel": "phase"}, {"kernel": "first_jet"}],
     "config": {
       "task": {"id": "sector-teacher", "kernel": "phase", "options": {"teacher": 1},
                "train_length": 24},
@@ -62,7 +62,7 @@ TEST(ExperimentFile, ReadsEveryKeyOfAHandWrittenFile) {
   EXPECT_EQ(s.seeds, (std::vector<uint64_t>{3, 4}));
   EXPECT_EQ(s.familyParams.at("rope").at("base"), 500);
   ASSERT_EQ(s.variants.size(), 2u);
-  EXPECT_EQ(s.variants[1].at("kernel"), "jet1");
+  EXPECT_EQ(s.variants[1].at("kernel"), "first_jet");
   EXPECT_EQ(s.base.task.id, "sector-teacher");
   EXPECT_EQ(s.base.task.options.at("teacher"), 1);
   EXPECT_EQ(s.base.task.trainLength, 24);
@@ -134,7 +134,7 @@ TEST(ExperimentFile, RefusesWhatTheCliUsedToIgnore) {
        {"'variants[1].kernal' is not a known field", "id, kernel, text_file"}},
       {"unknown variant kernel",
        [](json& j) { j["variants"][0]["kernel"] = "phasee"; },
-       {"'variants[0].kernel' = \"phasee\" is not allowed", "jet1"}},
+       {"'variants[0].kernel' = \"phasee\" is not allowed", "first_jet"}},
       {"negative seed",
        [](json& j) { j["seeds"] = {-1}; },
        {"'seeds[0]' = -1 must not be negative"}},
@@ -273,8 +273,9 @@ TEST(ExperimentPlan, VariantsThenFamiliesThenSeedsWithTheVariantApplied) {
   const std::vector<PlannedRun> plan = planExperiment(s);
   // (kernel, family, seed) in the order they are trained, written out by hand.
   const std::vector<std::tuple<std::string, std::string, uint64_t>> expected = {
-      {"phase", "rope", 3}, {"phase", "rope", 4}, {"phase", "pope", 3}, {"phase", "pope", 4},
-      {"jet1", "rope", 3},  {"jet1", "rope", 4},  {"jet1", "pope", 3},  {"jet1", "pope", 4}};
+      {"phase", "rope", 3},     {"phase", "rope", 4},     {"phase", "pope", 3},
+      {"phase", "pope", 4},     {"first_jet", "rope", 3}, {"first_jet", "rope", 4},
+      {"first_jet", "pope", 3}, {"first_jet", "pope", 4}};
   ASSERT_EQ(plan.size(), expected.size());
   EXPECT_EQ(experimentRunCount(s), expected.size());
   for (size_t i = 0; i < plan.size(); ++i) {
@@ -292,10 +293,10 @@ TEST(ExperimentPlan, VariantsThenFamiliesThenSeedsWithTheVariantApplied) {
 
 TEST(ExperimentPlan, AVariantSetsEveryTaskFieldItNames) {
   TaskConfig t;
-  applyTaskVariant({{"id", "byte-lm"}, {"text_file", "a.txt"}, {"kernel", "jet2"}}, t);
+  applyTaskVariant({{"id", "byte-lm"}, {"text_file", "a.txt"}, {"kernel", "second_jet"}}, t);
   EXPECT_EQ(t.id, "byte-lm");
   EXPECT_EQ(t.textFile, "a.txt");
-  EXPECT_EQ(t.kernel, "jet2");
+  EXPECT_EQ(t.kernel, "second_jet");
   EXPECT_THROW(applyTaskVariant({{"kernal", "phase"}}, t), InvalidArgument);
 }
 

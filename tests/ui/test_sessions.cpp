@@ -257,7 +257,7 @@ class TestSessions : public QObject {
     if (mutation == "dmodel") model["d_model"] = 8192;
     if (mutation == "dmodeltypo") model["dmodel"] = 32;
     if (mutation == "kernal")
-      s["training"]["variants"] = json::array({json::object({{"kernal", "jet2"}})});
+      s["training"]["variants"] = json::array({json::object({{"kernal", "second_jet"}})});
     if (mutation == "poslr") s["training"]["config"]["optim"]["position_lr_scale"] = 1e6;
     if (mutation == "evalseq") s["training"]["config"]["run"]["eval_sequences"] = 0;
     if (mutation == "lrdigits") s["training"]["config"]["optim"]["lr"] = 1.2345678901234567e-5;
@@ -511,7 +511,8 @@ class TestSessions : public QObject {
   void presetWithAMisspeltKeyChangesNothing() {
     QTemporaryDir dir;
     const QString path = dir.filePath("typo.json");
-    writeText(path, R"({"name": "typo", "families": ["pj-bias"], "variants": [{"kernal": "jet2"}],
+    writeText(path,
+              R"({"name": "typo", "families": ["pj-bias"], "variants": [{"kernal": "second_jet"}],
       "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 32}}})");
     MainWindow w;
     const poslab::ExperimentSpec before = w.trainingPanel()->experiment();
