@@ -11,10 +11,18 @@ namespace poslab::cli {
 nlohmann::json evalJson(const std::vector<EvalResult>& eval) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& e : eval) {
-    a.push_back({{"length", e.length},
-                 {"loss", e.loss},
-                 {"accuracy",
-                  std::isnan(e.accuracy) ? nlohmann::json(nullptr) : nlohmann::json(e.accuracy)}});
+    nlohmann::json r{{"length", e.length},
+                     {"loss", e.loss},
+                     {"accuracy", std::isnan(e.accuracy) ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(e.accuracy)}};
+    // kv-retrieval: {"64": accuracy, "128": ...} with the stored key that many tokens back.
+    if (!e.accuracyByDistance.empty()) {
+      nlohmann::json byDistance = nlohmann::json::object();
+      for (const auto& [distance, accuracy] : e.accuracyByDistance)
+        byDistance[std::to_string(distance)] = accuracy;
+      r["accuracy_by_distance"] = byDistance;
+    }
+    a.push_back(r);
   }
   return a;
 }

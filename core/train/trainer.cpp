@@ -20,6 +20,12 @@
 namespace poslab {
 
 namespace {
+
+// Passes over `sequences` sequences an evaluation at length L makes: one, plus one per distance
+// point of a task that reports accuracy against distance (kv-retrieval).
+long long evaluationPasses(const Task& task, long long length) {
+  return 1 + static_cast<long long>(task.accuracyDistances(length).size());
+}
 constexpr const char* kCheckpointFormat = "poslab-checkpoint-1";
 constexpr uint64_t kTrainStream = 0;
 constexpr uint64_t kEvalStream = 1'000'003;
@@ -115,7 +121,8 @@ struct Trainer::State {
                                 " is shorter than task " + task->id() + " can generate",
                             "use at least " + std::to_string(task->minLength()) + ", or 0");
     for (long long L : cfg.run.evalLengths)
-      checkEvaluationFits(cfg, task->vocabSize(), L, cfg.run.evalSequences);
+      checkEvaluationFits(cfg, task->vocabSize(), L,
+                          evaluationPasses(*task, L) * cfg.run.evalSequences);
     checkPinsApply(cfg.model, cfg.task.trainLength);
     device = chooseDevice(cfg.run.device);
     {
@@ -261,7 +268,8 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
                                           long long sequences, const EvalProgress& progress) {
   State& s = *s_;
   const long long total = sequences > 0 ? sequences : s.cfg.run.evalSequences;
-  for (long long L : lengths) checkEvaluationFits(s.cfg, s.task->vocabSize(), L, total);
+  for (long long L : lengths)
+    checkEvaluationFits(s.cfg, s.task->vocabSize(), L, evaluationPasses(*s.evalTask, L) * total);
   torch::NoGradGuard noGrad;
   s.model->eval();
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);

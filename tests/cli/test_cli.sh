@@ -298,6 +298,13 @@ echo '{"families": ["damped-rope"], "config": {"model": {"family_params": {"gamm
 expect_error preset-1e400 "$tmp/huge.json" "$cli" run --preset "$tmp/huge.json" --steps 1
 expect_error unknown-command "unknown command 'bogus'.*train" "$cli" bogus
 
+# kv-retrieval reports accuracy against key distance (the distance points below T - 2) in its eval.
+"$cli" train --task kv-retrieval --family rope --steps 1 --batch 2 --train-length 32 \
+  --eval-lengths 80 --eval-sequences 2 --out "$tmp/kvd" > /dev/null 2>&1
+tail -n 1 "$tmp/kvd/metrics.jsonl" > "$tmp/kvd-last.json"
+json_has kv-accuracy-by-distance "$tmp/kvd-last.json" \
+  "list(d['eval'][0]['accuracy_by_distance'].keys())==['64'] and 0<=d['eval'][0]['accuracy_by_distance']['64']<=1"
+
 # A failed write keeps the previous file.
 echo "previous" > "$tmp/keep.csv"
 chmod 500 "$tmp" 2>/dev/null
