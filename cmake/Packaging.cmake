@@ -36,5 +36,5 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # Debian's torch runs on the reference BLAS, about 3x slower.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenblas0-pthread")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fortunes-min")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fortunes-min, fortunes")
 include(CPack)

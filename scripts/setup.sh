@@ -15,7 +15,7 @@ packages=(
   libgtest-dev libgmock-dev  # tests
   python3               # the CLI tests read its JSON with python3
   python3-torch         # the checkpoint round trip through torch.load, and the Python benchmark
-  fortunes-min          # byte-lm's default corpus: English text in /usr/share/games/fortunes/
+  fortunes-min fortunes # byte-lm's default corpus: English text in /usr/share/games/fortunes/
   qt6-base-dev          # the desktop application `poslab` (Qt 6 Widgets, PrintSupport, Test)
   qt6-svg-dev           # Qt 6 Svg (icons, plot export)
   libqcustomplot-dev libqcustomplot2.1-qt6  # QCustomPlot, the GUI's plots (Qt 6 build)

@@ -3,9 +3,9 @@
 // Layout, length T: a random window w_0 .. w_T of T+1 consecutive corpus bytes;
 //   tokens = w_0 .. w_{T-1}, targets = w_1 .. w_T (loss at every position); vocab 256.
 // No accuracy (answer all false, hasAccuracy() false), no info.
-// Corpus: config.textFile, or when empty the concatenation of the three text files of Debian's
-// fortunes-min in /usr/share/games/fortunes/ (fortunes, literature, riddles; other fortune
-// packages' files in that folder are not used, so the corpus is the same on every machine). It must
+// Corpus: config.textFile, or when empty the concatenation, in name order, of the 43 text files
+// that Debian's fortunes-min and fortunes install in /usr/share/games/fortunes/ (other fortune
+// packages' files there are not used, so the corpus is the same on every machine). It must
 // be valid UTF-8 and non-empty. The last 10% of its bytes are held out: option "split" 0 = train
 // (the first 90%, default), 1 = eval (the last 10%). T in [1, split size - 1].
 #include "tasks/byte_lm.h"
@@ -28,8 +28,18 @@ namespace {
 constexpr uint64_t kSalt = 0x1d1ec7'1d3e'0005ULL;
 constexpr double kEvalFraction = 0.1;  // the held-out tail of the corpus
 const char* const kFortunesDir = "/usr/share/games/fortunes";
-// The text files of Debian's fortunes-min (98,399 bytes in Debian 12), concatenated in this order.
-constexpr const char* kDefaultCorpusFiles[] = {"fortunes", "literature", "riddles"};
+// The text files of Debian's fortunes-min and fortunes packages (2.7 MB of English in Debian 12),
+// in name order, concatenated in this order. Other fortune packages (fortunes-off, translations)
+// add files to the same folder; naming the files keeps the corpus the same on every machine.
+constexpr const char* kDefaultCorpusFiles[] = {
+    "art",           "ascii-art",  "computers", "cookie",       "debian",   "definitions",
+    "disclaimer",    "drugs",      "education", "ethnic",       "food",     "fortunes",
+    "goedel",        "humorists",  "kids",      "knghtbrd",     "law",      "linux",
+    "linuxcookie",   "literature", "love",      "magic",        "medicine", "men-women",
+    "miscellaneous", "news",       "paradoxum", "people",       "perl",     "pets",
+    "platitudes",    "politics",   "pratchett", "riddles",      "science",  "songs-poems",
+    "sports",        "startrek",   "tao",       "translate-me", "wisdom",   "work",
+    "zippy"};
 
 std::string readFile(const std::filesystem::path& path) {
   return readInputFile(path.string(), "byte-lm: text file", kMaxTextInputBytes);
@@ -71,8 +81,7 @@ long long firstInvalidUtf8(const std::string& s) {
   return -1;
 }
 
-// The default corpus and a name for messages: exactly the files of fortunes-min, in this order,
-// so it is the same on every machine (other fortune packages add files to the same folder).
+// The default corpus and a name for messages: exactly kDefaultCorpusFiles, in that order.
 std::pair<std::string, std::string> loadDefaultCorpus() {
   namespace fs = std::filesystem;
   const fs::path dir = kFortunesDir;
@@ -82,11 +91,11 @@ std::pair<std::string, std::string> loadDefaultCorpus() {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
       throw Error("byte-lm: no default corpus: " + file.string() + " is missing",
-                  "install the Debian package fortunes-min (scripts/setup.sh does) or pass a "
-                  "UTF-8 text file");
+                  "install the Debian packages fortunes-min and fortunes (scripts/setup.sh does) "
+                  "or pass a UTF-8 text file");
     data += readFile(file);
   }
-  return {data, dir.string() + "/{fortunes,literature,riddles} (default corpus)"};
+  return {data, dir.string() + "/* of fortunes-min and fortunes (default corpus)"};
 }
 
 class ByteLmTask : public Task {
@@ -163,9 +172,8 @@ std::vector<std::string> defaultCorpusFiles() {
 }
 
 std::string defaultCorpusDescription() {
-  return std::string(
-             "English fortune-cookie texts: the files fortunes, literature and riddles of ") +
-         kFortunesDir + "/, concatenated in that order (Debian package fortunes-min)";
+  return std::string("English fortune-cookie texts: the text files of ") + kFortunesDir +
+         "/ that Debian's fortunes-min and fortunes install, concatenated in name order";
 }
 
 std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config) {
