@@ -72,7 +72,7 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--kernel", o.kernel, "kernel-lm target kernel / sector-teacher teacher name");
   cmd->add_option("--text", o.text, "byte-lm: a UTF-8 text file (default: the fortunes corpus)");
   cmd->add_option("--train-length", o.trainLength, "training sequence length T")
-      ->check(integerIn(1, kMaxTrainLength));
+      ->check(integerIn(kMinTrainLength, kMaxTrainLength));
   cmd->add_option("--min-train-length", o.minTrainLength,
                   "draw each step's length uniformly from [N, T] (0: always T)")
       ->check([](const std::string& v) {

@@ -11,7 +11,8 @@
 namespace poslab {
 
 constexpr long long kMaxTrainSteps = 1000000;  // optimisation steps of one run
-constexpr long long kMaxTrainLength = 65536;   // training sequence length T (tokens)
+constexpr long long kMinTrainLength = 2;       // training sequence length T (tokens), both ends
+constexpr long long kMaxTrainLength = 65536;
 // Both are enforced by TrainConfig::validate() (the key table in train_config.cpp).
 
 // Evaluation at length T costs, per sequence and layer, about T^2 * d_model multiply-adds (the

@@ -20,7 +20,7 @@ const std::vector<JsonField<TaskConfig>>& taskFields() {
       {"options", &TaskConfig::options, anyValue(), "task options by name; each task checks its"},
       {"kernel", &TaskConfig::kernel, anyValue(), "kernel-lm kernel / sector-teacher teacher"},
       {"text_file", &TaskConfig::textFile, anyValue(), "byte-lm text file (empty: the default)"},
-      {"train_length", &TaskConfig::trainLength, inRange(2, kMaxTrainLength),
+      {"train_length", &TaskConfig::trainLength, inRange(kMinTrainLength, kMaxTrainLength),
        "training length T, tokens"},
       {"min_train_length", &TaskConfig::minTrainLength, inRange(0, kMaxTrainLength),
        "0: fixed; else each step's length is drawn from [this, T]"},

@@ -206,7 +206,7 @@ mutate "$tmp/variants.json" 'd["variants"] = [{"kernel": "first_jet"}, {"kernel"
 json_has preset-variants "$tmp/v.json" "[r['variant'] for r in d['results']] == ['first_jet', 'affine']"
 # Options that used to be accepted silently (exit 0): each is refused with one line naming it.
 tiny=(--task kernel-lm --steps 1 --batch 2 --train-length 8 --eval-lengths 8 --eval-sequences 2)
-expect_error train-length-zero "--train-length: '0' must be a whole number in \[1, 65536\]" \
+expect_error train-length-zero "--train-length: '0' must be a whole number in \[2, 65536\]" \
   "$cli" train --task kernel-lm --family rope --steps 1 --train-length 0 --out "$tmp/r0"
 expect_error eval-every-negative "--eval-every: '-1'" \
   "$cli" train "${tiny[@]}" --family rope --eval-every -1 --out "$tmp/r1"
@@ -248,7 +248,7 @@ expect_full kernel-json-full "$cli" kernel --family rope --lags 0:4 --json
 expect_full probe-full "$cli" probe --families rope
 
 # Runaways are refused up front, naming the bound (timeout: a regression hangs instead of failing).
-expect_error train-length-huge "--train-length: '1000000000' must be a whole number in \[1, 65536\]" \
+expect_error train-length-huge "--train-length: '1000000000' must be a whole number in \[2, 65536\]" \
   timeout 20 "$cli" train --task kernel-lm --family rope --train-length 1000000000 --out "$tmp/h1"
 expect_error steps-huge "--steps: '9223372036854775807' must be a whole number in \[0, 1000000\]" \
   timeout 20 "$cli" train --task kernel-lm --family rope --steps 9223372036854775807 --out "$tmp/h2"

@@ -165,7 +165,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("seed"), seed_);
   trainLength_ = new QSpinBox(controls);
   trainLength_->setObjectName("trainLength");
-  trainLength_->setRange(2, static_cast<int>(kMaxTrainLength));
+  trainLength_->setRange(static_cast<int>(kMinTrainLength), static_cast<int>(kMaxTrainLength));
   trainLength_->setValue(64);
   form->addRow(tr("train length"), trainLength_);
   batch_ = new QSpinBox(controls);
