@@ -41,7 +41,7 @@ void addDiagnoseCommand(CLI::App& app) {
     for (const auto& [name, v] : targetOnly)
       if (name != "base") sets.erase(name);
     sets.erase("base");
-    auto enc = makeEncoding("pj-bias", sets);  // validates every remaining parameter
+    auto enc = makeEncoding(kPjDiagnosticsFamily, sets);  // validates every remaining parameter
     const ParamSet& p = enc->params();
     LagKernelParams tp = defaultLagKernelParams(
         p.getInt("head_dim"), targetOnly.count("base") ? targetOnly["base"] : 10000, p.get("L"));

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-#include "encodings/rotary_encoding.h"
+#include "encodings/encoding.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -29,57 +29,6 @@ std::vector<long long> logPositionGrid(long long maxPos, int perDecade) {
   return out;
 }
 
-namespace {
-double logSumExp(const std::vector<double>& v) {
-  double m = -INFINITY;
-  for (double x : v) m = std::max(m, x);
-  if (!std::isfinite(m)) return m;
-  double s = 0;
-  for (double x : v) s += std::exp(x - m);
-  return m + std::log(s);
-}
-
-// log ||x'(p)||^2 of the contragredient transform, block by block in log space so that growth
-// far beyond float64's range is still reported.
-double rotaryLogNormSq(const JordanLayout& layout, const std::vector<double>& x, double p,
-                       bool query) {
-  std::vector<double> terms;
-  std::vector<bool> covered(x.size(), false);
-  for (const auto& g : layout.groups) {
-    auto gamma = g.gamma.accessor<double, 1>();
-    auto shear = g.shear.accessor<double, 1>();
-    const double t = g.kind == ShearKind::AbsoluteSaturating ? p / (1.0 + p / g.L) : p;
-    for (long long b = 0; b < g.blocks; ++b) {
-      const long long off = g.offset + 2 * g.order * b;
-      const double s = (query ? 1.0 : -1.0) * shear[b] * t;
-      double sq = 0;
-      for (long long l = 0; l < g.order; ++l) {
-        double re = 0, im = 0, coef = 1;
-        for (long long r = 0; r < g.order; ++r) {
-          const long long src = query ? l - r : l + r;
-          if (r > 0) coef *= s / static_cast<double>(r);
-          if (src < 0 || src >= g.order) continue;
-          re += coef * x[off + 2 * src];
-          im += coef * x[off + 2 * src + 1];
-        }
-        sq += re * re + im * im;
-      }
-      for (long long n = off; n < off + 2 * g.order; ++n) covered[n] = true;
-      if (sq > 0) terms.push_back(std::log(sq) + (query ? -2.0 : 2.0) * gamma[b] * p);
-    }
-  }
-  double plain = 0;
-  for (size_t n = 0; n < x.size(); ++n)
-    if (!covered[n]) plain += x[n] * x[n];
-  if (plain > 0) terms.push_back(std::log(plain));
-  return logSumExp(terms);
-}
-
-double softplus(double v) {
-  return v > 30 ? v : std::log1p(std::exp(v));
-}
-}  // namespace
-
 NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>& positions,
                                unsigned seed, bool lagShortcut) {
   if (positions.empty()) throw InvalidArgument("no positions to profile");
@@ -90,15 +39,11 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   at::Tensor xT = at::randn({D}, gen, at::TensorOptions().dtype(at::kDouble));
   std::vector<double> x(xT.data_ptr<double>(), xT.data_ptr<double>() + D);
-  double xNormSq = 0;
-  for (double v : x) xNormSq += v * v;
-
   NormProfile out;
   out.family = enc.id();
   out.factorized = enc.hasFactorized();
   out.float32 = enc.factorizedPrecision(maxPos, true);
   out.float64 = enc.factorizedPrecision(maxPos, false);
-  const auto* rotary = dynamic_cast<const RotaryEncoding*>(&enc);
 
   // Logit scale: one query row at p against keys 0..p, q = k = x in every head, direct form.
   const long long H = enc.heads();
@@ -120,17 +65,9 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
   for (long long p : positions) {
     NormRow row;
     row.position = p;
-    if (rotary != nullptr && out.factorized) {
-      const double l2 = std::log(xNormSq);
-      row.log10QueryRatio =
-          0.5 * (rotaryLogNormSq(rotary->layout(), x, p, true) - l2) / std::log(10.0);
-      row.log10KeyRatio =
-          0.5 * (rotaryLogNormSq(rotary->layout(), x, p, false) - l2) / std::log(10.0);
-    } else if (enc.id() == "pope") {
-      double mu = 0;
-      for (double v : x) mu += softplus(v) * softplus(v);
-      row.log10QueryRatio = row.log10KeyRatio = 0.5 * std::log10(mu / xNormSq);
-    }
+    // Natural-log gain of the squared norm -> log10 of the norm ratio.
+    row.log10QueryRatio = 0.5 * enc.featureLogNormGain(x, p, /*query=*/true) / std::log(10.0);
+    row.log10KeyRatio = 0.5 * enc.featureLogNormGain(x, p, /*query=*/false) / std::log(10.0);
     row.logitScale = scaleByLag.empty() ? logitRow(p).abs().max().item<double>()
                                         : scaleByLag[static_cast<size_t>(p)];
     out.rows.push_back(row);

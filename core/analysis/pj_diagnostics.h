@@ -13,6 +13,10 @@
 
 namespace poslab {
 
+// The family the sector diagnostics fit to a target kernel: a PJ-bias head (MATH 4.2), whichever
+// family the user is looking at; its parameters are the user's only when that family is this one.
+inline constexpr const char* kPjDiagnosticsFamily = "pj-bias";
+
 struct PjComponentDiagnostic {
   std::string sector;   // "FJ", "affine", "LC"
   long long order = 0;  // jet order r (0 for affine)

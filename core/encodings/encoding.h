@@ -95,6 +95,15 @@ class Encoding {
   virtual double referenceLogit(const double* q, const double* k, long long i, long long j,
                                 long long head) const = 0;
 
+  // ---- feature norms -------------------------------------------------------------------
+  // Natural log of ||x'(p)||^2 / ||x||^2, where x' is the query-side (query = true) or key-side
+  // per-position transform of the head vector x (D doubles) at position p. 0 for families that
+  // transform no features or have no factorized form. Computed in log space so that growth far
+  // beyond float64's range is still reported.
+  virtual double featureLogNormGain(const std::vector<double>& x, long long p, bool query) const {
+    return 0.0;
+  }
+
   // ---- trainable form -------------------------------------------------------------------
   // The family's learnable parameters and how the model scores with them (trainable.h). The
   // form refers to this encoding, which must outlive it.

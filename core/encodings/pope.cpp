@@ -92,6 +92,16 @@ class Pope : public Encoding {
 
   std::unique_ptr<TrainableForm> trainable(const TrainableContext& ctx) const override;
 
+  // ||x'||^2 = sum_c softplus(x_c)^2 (cos^2 + sin^2) on both sides, at every position.
+  double featureLogNormGain(const std::vector<double>& x, long long, bool) const override {
+    double mu = 0, xNormSq = 0;
+    for (double v : x) {
+      mu += softplus(v) * softplus(v);
+      xNormSq += v * v;
+    }
+    return std::log(mu) - std::log(xNormSq);
+  }
+
   double referenceLogit(const double* q, const double* k, long long t, long long u,
                         long long) const override {
     double s = 0;

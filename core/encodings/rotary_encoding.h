@@ -35,6 +35,8 @@ class RotaryEncoding : public Encoding {
     return jordanDirectScores(layout_, q, k, qPos, kPos);
   }
   const JordanLayout& layout() const { return layout_; }
+  // Block by block from the layout (rotary_feature_norm.cpp); 0 without a factorized form.
+  double featureLogNormGain(const std::vector<double>& x, long long p, bool query) const override;
 
   const RotaryLearnables& learnables() const { return learnables_; }
   // gamma_raw, eta_raw on the groups learnables() names (rotary_trainable.cpp).

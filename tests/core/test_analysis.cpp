@@ -2,6 +2,9 @@
 // atomic file write, each against an independent expectation.
 #include <gtest/gtest.h>
 
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -200,6 +203,34 @@ TEST(FeatureNorms, RopeIsUnitaryAndJordanGrowsAsPredicted) {
   EXPECT_FALSE(jp.float32.ok);
   EXPECT_LT(jp.float32.firstBadPosition, 32768);
   EXPECT_TRUE(jp.float64.ok);
+}
+
+// The norm gain each family reports (its log-space formula) equals the norm of what its
+// factorized transform actually produces, for every family with a factorized form, query and key
+// side, at positions where float64 holds the transform comfortably.
+TEST(FeatureNorms, ReportedGainMatchesTheFactorizedTransform) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(7);
+  int checked = 0;
+  for (const FamilyInfo* info : allFamilies()) {
+    const std::string& id = info->id;
+    auto enc = makeEncoding(id);
+    if (!enc->hasFactorized()) continue;
+    const long long D = enc->headDim();
+    at::Tensor x = at::randn({D}, gen, at::TensorOptions().dtype(at::kDouble));
+    const std::vector<double> xs(x.data_ptr<double>(), x.data_ptr<double>() + D);
+    for (long long p : {0LL, 5LL, 40LL}) {
+      at::Tensor pos = at::full({1}, static_cast<int64_t>(p), at::TensorOptions().dtype(at::kLong));
+      at::Tensor v = x.view({1, 1, 1, D}).expand({1, enc->heads(), 1, D}).contiguous();
+      FactorizedQK f = enc->factorize(v, v, pos, pos);  // (1, H, 1, F), head 0 compared
+      const double xx = x.pow(2).sum().item<double>();
+      const double qGain = std::log(f.q[0][0].pow(2).sum().item<double>() / xx);
+      const double kGain = std::log(f.k[0][0].pow(2).sum().item<double>() / xx);
+      EXPECT_NEAR(enc->featureLogNormGain(xs, p, true), qGain, 1e-9) << id << " p=" << p;
+      EXPECT_NEAR(enc->featureLogNormGain(xs, p, false), kGain, 1e-9) << id << " p=" << p;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);  // RoPE and its variants, exact Jordan, PoPE, xPos, ...
 }
 
 // The LC sector bounds the logit scale at long range; ALiBi's grows linearly with the lag.

@@ -147,8 +147,8 @@ ProbeReport computeProbe(const ExplorerRequest& req) {
 // current ones when the family is pj-bias, else its defaults); its frequency is the target's.
 DiagnosticsResult computeDiagnostics(const ExplorerRequest& req) {
   std::map<std::string, double> sets;
-  if (req.family == "pj-bias") sets = req.overrides;
-  auto enc = makeEncoding("pj-bias", sets);
+  if (req.family == kPjDiagnosticsFamily) sets = req.overrides;
+  auto enc = makeEncoding(kPjDiagnosticsFamily, sets);
   const ParamSet& p = enc->params();
   LagKernelParams tp = defaultLagKernelParams(p.getInt("head_dim"), /*base=*/10000, p.get("L"));
   if (sets.count("omega")) tp.omega = sets.at("omega");
