@@ -1,8 +1,10 @@
-// `poslab-cli families`: every family id with its parameters, defaults and ranges.
+// `poslab-cli families`: every family id with its parameters, defaults and ranges. The JSON
+// gives each formula in the formula markup (docs/MATH.md 0); the text output as plain text.
 #include <iostream>
 
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
+#include "util/formula_text.h"
 
 namespace poslab::cli {
 
@@ -43,7 +45,7 @@ void addFamiliesCommand(CLI::App& app) {
       std::cout << f["id"].get<std::string>() << "  (" << f["title"].get<std::string>() << ")"
                 << (f["factorized"].get<bool>() ? "" : "  [direct form only]")
                 << (f["relative"].get<bool>() ? "" : "  [not relative]") << "\n    "
-                << f["formula"].get<std::string>() << "\n";
+                << formulaAsPlainText(f["formula"].get<std::string>()) << "\n";
       for (const auto& p : f["params"]) {
         std::cout << "    " << p["name"].get<std::string>() << " = "
                   << formatNumber(p["default"].get<double>()) << "  ["

@@ -71,7 +71,7 @@ const FamilyInfo& AlibiInfo() {
   static const FamilyInfo info{
       "alibi",
       "ALiBi",
-      "b_h(i,j) = −m_h d,  m_h = 2^(−8h/H)",
+      "b_h(i,j) = −m_h d,  m_h = 2^{−8h/H}",
       "Attention with linear biases: no rotation, a per-head penalty linear in the distance. "
       "Each head looks back over its own horizon 1/m_h; extrapolates well, but carries no phase.",
       {common::heads(), common::head(), common::headDim()}};

@@ -93,7 +93,7 @@ const FamilyInfo& DirectSumInfo() {
   static const FamilyInfo info{
       "direct-sum",
       "Direct sum (RoPE ⊕ real Jordan)",
-      "K ∈ span{1, cos ωd, sin ωd, d/L, e^{−γd}, (τ(d)/L) e^{−γd}}",
+      "K ∈ span\\{1, cos ωd, sin ωd, d/L, e^{−γd}, (τ(d)/L) e^{−γd}\\}",
       "Phase and distance live in separate subspaces: RoPE on half of the head, real decaying "
       "and shearing Jordan blocks on the other half. It has both ingredients but never their "
       "product d·cos(ωd): the control that isolates what the complex Jordan block adds.",

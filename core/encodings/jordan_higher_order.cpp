@@ -14,7 +14,7 @@ FamilyInfo higherOrderInfo(long long m, double defaultHeadDim) {
   return FamilyInfo{
       "jordan-m" + ms,
       "Jordan-RoPE (order " + ms + ")",
-      "s_b = Re( q_b^H e^{λd} Σ_{r<" + ms + "} (ηd)^r/r! N^r k_b )",
+      "s_b = Re( q_b^H e^{λd} Σ_{r<" + ms + "} \\frac{(ηd)^r}{r!} N^r k_b )",
       "A complex Jordan block of order " + ms + ": the score gains the jets d^r e^{iωd} for r < " +
           ms + ", a polynomial-in-distance envelope on every frequency. Each block takes " +
           std::to_string(2 * m) + " reals of the head.",

@@ -12,7 +12,7 @@ const FamilyInfo& JordanStabilizedInfo() {
   static const FamilyInfo info{
       "jordan-stabilized",
       "Jordan-RoPE (stabilized)",
-      "s_b = Re( q_b^H e^{λd}(I + η τ(d) N) k_b ),  τ(d) = d/(1 + d/L)",
+      "s_b = Re( q_b^H e^{λd}(I + η τ(d) N) k_b ),  τ(d) = \\frac{d}{1 + d/L}",
       "The Jordan block with a saturating shear time τ(d) ≤ L: the distance-times-phase feature "
       "stays bounded at any length. It no longer obeys the group law, so it is computed in the "
       "direct (lag) form only.",

@@ -14,7 +14,7 @@ const FamilyInfo& JordanStabilizedAbsInfo() {
   static const FamilyInfo info{
       "jordan-stabilized-abs",
       "Jordan-RoPE (stabilized, absolute shear)",
-      "s_b = Re( q_b^H e^{λd}(I + η (τ(i) − τ(j)) N) k_b ),  τ(p) = p/(1 + |p|/L)",
+      "s_b = Re( q_b^H e^{λd}(I + η (τ(i) − τ(j)) N) k_b ),  τ(p) = \\frac{p}{1 + |p|/L}",
       "The trainable shortcut of the reference code: saturate the shear per absolute position "
       "and keep the cheap factorized form. The price: τ(i) − τ(j) is not a function of i − j, so "
       "the score is not relative — the same lag scores differently early and late in a sequence.",

@@ -35,7 +35,7 @@ const FamilyInfo& PjRotaryInfo() {
   static const FamilyInfo info{
       "pj-rotary",
       "PJ-RoPE (rotary form)",
-      "s_b = Re( q_b^H e^{λ_b d} Σ_{k≤r} (η d/L)^k/k! N^k k_b )",
+      "s_b = Re( q_b^H e^{λ_b d} Σ_{k≤r} \\frac{(η d/L)^k}{k!} N^k k_b )",
       "The exact transform behind PJ-RoPE: Jordan blocks of a chosen order r with the "
       "contragredient query action. Order 0 is RoPE, order 1 is Jordan-RoPE; blocks with λ = 0 "
       "carry the affine (polynomial-in-distance) sector as a transform.",

@@ -176,7 +176,7 @@ const FamilyInfo& PopeInfo() {
   static const FamilyInfo info{
       "pope",
       "PoPE (polar coordinates)",
-      "s(t,u) = Σ_c μ_q μ_k cos((t−u)θ_c − δ_c),  μ = softplus(x),  θ_c = base^(−c/D)",
+      "s(t,u) = Σ_c μ_q μ_k cos((t−u)θ_c − δ_c),  μ = softplus(x),  θ_c = base^{−c/D}",
       "Polar coordinate position embedding: content sets only the magnitudes, position only the "
       "phases, over all D components. RoPE's what-where entanglement (a content-dependent phase) "
       "is gone by construction, which is what lets it solve indirect indexing.",

@@ -13,7 +13,7 @@ const FamilyInfo& RopeInfo() {
   static const FamilyInfo info{
       "rope",
       "RoPE",
-      "s(i,j) = Σ_c Re( q̄_c k_c e^{iθ_c d} ),  θ_c = base^(−2c/D)",
+      "s(i,j) = Σ_c Re( q̄_c k_c e^{iθ_c d} ),  θ_c = base^{−2c/D}",
       "Rotary position embedding: each channel pair is a complex number turned by an angle "
       "proportional to its position, so the score depends only on the lag through "
       "cos(θ_c d) and sin(θ_c d). Pure phase: no decay, no distance channel.",

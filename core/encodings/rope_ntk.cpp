@@ -12,7 +12,7 @@ const FamilyInfo& RopeNtkInfo() {
   static const FamilyInfo info{
       "rope-ntk",
       "RoPE + NTK-aware scaling",
-      "base' = base · s^{D/(D−2)},  θ'_c = base'^(−2c/D)",
+      "base' = base · s^{D/(D−2)},  θ'_c = base'^{−2c/D}",
       "NTK-aware scaling raises the base instead of dividing every frequency: fast channels keep "
       "their resolution, slow channels stretch to cover the longer context.",
       {common::base(), common::headDim(), common::scale()}};

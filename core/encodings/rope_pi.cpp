@@ -11,7 +11,7 @@ const FamilyInfo& RopePiInfo() {
   static const FamilyInfo info{
       "rope-pi",
       "RoPE + position interpolation",
-      "θ'_c = θ_c / s,  s = L_eval / L_train",
+      "θ'_c = θ_c / s,  s = L_{eval} / L_{train}",
       "Position interpolation squeezes every rotation frequency by the extension factor s, so a "
       "long context reuses the angles seen in training at the price of finer angular spacing.",
       {common::base(), common::headDim(), common::scale()}};

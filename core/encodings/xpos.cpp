@@ -14,7 +14,7 @@ const FamilyInfo& XposInfo() {
   static const FamilyInfo info{
       "xpos",
       "xPos",
-      "s(i,j) = Σ_c ζ_c^{d/512} Re( q̄_c k_c e^{iθ_c d} ),  ζ_c = (2c + 0.4D)/(1.4D)",
+      "s(i,j) = Σ_c ζ_c^{d/512} Re( q̄_c k_c e^{iθ_c d} ),  ζ_c = \\frac{2c + 0.4D}{1.4D}",
       "xPos adds a per-channel exponential decay to RoPE: fast channels decay fastest, which "
       "damps the oscillation of long-range scores.",
       {common::base(), common::headDim()}};

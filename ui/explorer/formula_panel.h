@@ -1,7 +1,10 @@
-// The chosen family's formula (FamilyInfo::formula, Unicode) and its one-paragraph summary.
+// The chosen family's formula (FamilyInfo::formula, typeset by math/formula_render.h) and its
+// one-paragraph summary.
 #pragma once
 
 #include <QWidget>
+
+#include <optional>
 
 #include "bridge/catalog.h"
 
@@ -14,9 +17,15 @@ class FormulaPanel : public QWidget {
  public:
   explicit FormulaPanel(QWidget* parent = nullptr);
   void showFamily(const FamilyDescription& family);
+  // The markup of the formula shown (for tests and copy).
+  const QString& formulaMarkup() const { return formula_; }
 
  private:
+  void resizeEvent(QResizeEvent* event) override;
+
   QTextBrowser* text_ = nullptr;
+  QString formula_;
+  std::optional<FamilyDescription> shown_;  // re-laid out on resize
 };
 
 }  // namespace poslab::ui
