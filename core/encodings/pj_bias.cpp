@@ -97,7 +97,8 @@ const FamilyInfo& PjBiasInfo() {
   static const FamilyInfo info{
       "pj-bias",
       "PJ-RoPE (bias: FJ, affine, LC sectors)",
-      "b_h(d) = g_{FJ} Σ_r \\frac{(d/L)^r}{r!} e^{−κd/L} α_r Re(ζ_r e^{iωd}) − g_{aff}·slope·ρ(d) + g_{LC} Σ_r "
+      "b_h(d) = g_{FJ} Σ_r \\frac{(d/L)^r}{r!} e^{−κd/L} α_r Re(ζ_r e^{iωd}) − g_{aff}·slope·ρ(d) "
+      "+ g_{LC} Σ_r "
       "β_L(d)^r α_r Re(ζ_r e^{iω φ_L(d)})",
       "Position space of linear recurrences: Fourier-jet terms (RoPE at order 0, Jordan jets "
       "above), an affine recency sector (ALiBi-like) and a light-cone sector whose phase runs on "

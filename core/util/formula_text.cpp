@@ -26,9 +26,12 @@ bool oneCharacter(const std::string& s) {
   if (s.empty()) return false;
   size_t n = 1;  // bytes of the first UTF-8 code point
   const auto lead = static_cast<unsigned char>(s[0]);
-  if (lead >= 0xF0) n = 4;
-  else if (lead >= 0xE0) n = 3;
-  else if (lead >= 0xC0) n = 2;
+  if (lead >= 0xF0)
+    n = 4;
+  else if (lead >= 0xE0)
+    n = 3;
+  else if (lead >= 0xC0)
+    n = 2;
   return s.size() == n;
 }
 
@@ -55,7 +58,8 @@ std::string convert(const std::string& s, int depth) {
         }
       }
     }
-    if (s[i] == '\\' && i + 1 < s.size() && std::string("{}_^\\").find(s[i + 1]) != std::string::npos) {
+    if (s[i] == '\\' && i + 1 < s.size() &&
+        std::string("{}_^\\").find(s[i + 1]) != std::string::npos) {
       out += s[i + 1];
       i += 2;
       continue;

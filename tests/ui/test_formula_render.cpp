@@ -107,7 +107,8 @@ class FormulaRenderTest : public QObject {
     const qreal full = formulaSize(f, style()).width();
     const QStringList lines = breakFormula(f, style(), full * 0.45);
     QVERIFY(lines.size() >= 3);
-    for (const QString& l : lines) QVERIFY2(formulaSize(l, style()).width() <= full * 0.45, qPrintable(l));
+    for (const QString& l : lines)
+      QVERIFY2(formulaSize(l, style()).width() <= full * 0.45, qPrintable(l));
     QCOMPARE(lines.join(' '), f);
     QVERIFY(lines.filter(QStringLiteral("(a + b + c)")).size() == 1);
     QCOMPARE(breakFormula(f, style(), full + 1), QStringList{f});

@@ -14,7 +14,7 @@ namespace poslab::ui {
 namespace {
 constexpr qreal kFormulaFontScale = 1.3;  // the formula a little larger than the summary text
 constexpr int kTextMargin = 24;           // the browser's document margins and a little air
-}
+}  // namespace
 
 FormulaPanel::FormulaPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);

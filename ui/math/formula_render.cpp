@@ -14,13 +14,13 @@ namespace poslab::ui {
 
 namespace {
 
-constexpr qreal kScriptScale = 0.72;    // each script level's size relative to its base
-constexpr qreal kMinScale = 0.5;        // scripts of scripts stop shrinking here
-constexpr qreal kFractionScale = 0.9;   // numerator and denominator of an inline fraction
-constexpr qreal kSupRaise = 0.42;       // superscript baseline above the base's, x base ascent
-constexpr qreal kSubDrop = 0.22;        // subscript baseline below the base's, x base ascent
-constexpr qreal kFractionGap = 0.12;    // space between the rule and num/den, x font height
-constexpr qreal kRuleWidth = 0.06;      // fraction rule thickness, x font height (at least 1 px)
+constexpr qreal kScriptScale = 0.72;   // each script level's size relative to its base
+constexpr qreal kMinScale = 0.5;       // scripts of scripts stop shrinking here
+constexpr qreal kFractionScale = 0.9;  // numerator and denominator of an inline fraction
+constexpr qreal kSupRaise = 0.42;      // superscript baseline above the base's, x base ascent
+constexpr qreal kSubDrop = 0.22;       // subscript baseline below the base's, x base ascent
+constexpr qreal kFractionGap = 0.12;   // space between the rule and num/den, x font height
+constexpr qreal kRuleWidth = 0.06;     // fraction rule thickness, x font height (at least 1 px)
 
 // One thing to paint, placed relative to the box's origin (left end of its baseline).
 struct Piece {
@@ -51,8 +51,9 @@ struct Box {
 };
 
 bool isFunctionName(const QString& word) {
-  static const QStringList names = {"Re", "Im", "cos", "sin", "exp", "log", "ln", "tanh",
-                                    "softplus", "softmax", "max", "min", "arg", "sign", "mask"};
+  static const QStringList names = {"Re",  "Im",  "cos",  "sin",      "exp",
+                                    "log", "ln",  "tanh", "softplus", "softmax",
+                                    "max", "min", "arg",  "sign",     "mask"};
   return names.contains(word);
 }
 

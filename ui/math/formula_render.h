@@ -13,9 +13,9 @@
 namespace poslab::ui {
 
 struct FormulaStyle {
-  QFont font;                      // the base size and family of the formula's text
-  QColor color = Qt::black;        // text and fraction rules
-  qreal devicePixelRatio = 1.0;    // render at this many pixels per logical pixel (HiDPI)
+  QFont font;                    // the base size and family of the formula's text
+  QColor color = Qt::black;      // text and fraction rules
+  qreal devicePixelRatio = 1.0;  // render at this many pixels per logical pixel (HiDPI)
 };
 
 // The formula's size in logical pixels at this style.
