@@ -14,7 +14,13 @@ inline ParamSpec headDim(double def = 16) {
   return {"head_dim", def, 2, 1024, true, "D, the head dimension (sets the frequency schedule)"};
 }
 inline ParamSpec base() {
-  return {"base", 10000, 1.0001, 1e9, false, "theta_c = base^(-2c/D), the RoPE frequency schedule"};
+  return {"base",
+          10000,
+          1.0001,
+          1e9,
+          false,
+          "theta_c = base^(-2c/D), the RoPE frequency schedule",
+          {{"pin_omega", 1, "every block rotates at ω while pin ω is on"}}};
 }
 inline ParamSpec gamma() {
   return {"gamma", 1e-4,  0,
@@ -44,7 +50,13 @@ inline ParamSpec heads() {
   return {"heads", 4, 1, 256, true, "number of attention heads H"};
 }
 inline ParamSpec head() {
-  return {"head", 1, 1, 256, true, "which head (1..H) the kernel view shows"};
+  return {"head",
+          1,
+          1,
+          256,
+          true,
+          "which head (1..H) the kernel view shows",
+          {{"heads", 1, "there is only one head"}}};
 }
 inline ParamSpec scale() {
   return {"scale", 1, 1, 1024, false, "context-extension factor s = L_eval / L_train"};

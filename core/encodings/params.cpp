@@ -16,6 +16,29 @@ std::string formatNumber(double v) {
 }
 }  // namespace
 
+std::string paramSymbol(const std::string& name) {
+  static const std::map<std::string, std::string> symbols = {
+      {"gamma", "γ"},         {"omega", "ω"},
+      {"eta", "η"},           {"kappa", "κ"},
+      {"rho", "ρ"},           {"delta", "δ"},
+      {"head_dim", "D"},      {"heads", "H"},
+      {"base", "base"},       {"scale", "s"},
+      {"order", "r"},         {"g_fj", "g_{FJ}"},
+      {"g_aff", "g_{aff}"},   {"g_lc", "g_{LC}"},
+      {"pin_omega", "pin ω"}, {"affine_blocks", "n_{aff}"},
+  };
+  auto it = symbols.find(name);
+  return it == symbols.end() ? name : it->second;
+}
+
+std::string noEffectReason(const ParamSpec& spec, const std::map<std::string, double>& values) {
+  for (const ParamNoEffect& n : spec.noEffectWhen) {
+    auto it = values.find(n.other);
+    if (it != values.end() && it->second == n.value) return n.reason;
+  }
+  return {};
+}
+
 void checkValue(const ParamSpec& spec, double value, const std::string& familyId) {
   const std::string where = familyId.empty() ? "" : " for family " + familyId;
   if (!std::isfinite(value)) {

@@ -9,6 +9,15 @@
 
 namespace poslab {
 
+// A setting of another parameter under which this one changes nothing the family computes
+// (no score, bias or kernel-view basis); the GUI disables its control and shows the reason.
+// tests/core/test_param_effects.cpp checks every such claim numerically.
+struct ParamNoEffect {
+  std::string other;   // e.g. "pin_omega"
+  double value = 0;    // no effect while other == value
+  std::string reason;  // e.g. "every block rotates at ω while pin_omega = 1"
+};
+
 struct ParamSpec {
   std::string name;         // e.g. "gamma"
   double defaultValue;      // e.g. 1e-4
@@ -16,7 +25,19 @@ struct ParamSpec {
   double max;               // inclusive upper bound
   bool integer = false;     // must be a whole number (heads, head_dim, order)
   std::string description;  // one line with the formula it enters, shown in --help and tooltips
+  std::vector<ParamNoEffect> noEffectWhen = {};  // settings that make this parameter irrelevant
+
+  // An on/off switch: a whole number in {0, 1} (pin_omega, rho).
+  bool isSwitch() const { return integer && min == 0 && max == 1; }
 };
+
+// The parameter's mathematical symbol in the formula markup (docs/MATH.md 0.7): "γ" for gamma,
+// "g_{FJ}" for g_fj, "D" for head_dim; the name itself where it has none.
+std::string paramSymbol(const std::string& name);
+
+// The reason `spec` has no effect under `values` (the family's current parameter values), or
+// an empty string when it has an effect.
+std::string noEffectReason(const ParamSpec& spec, const std::map<std::string, double>& values);
 
 // Values of a family's parameters. Every value is finite, inside its spec's range, and whole
 // where the spec says so; anything else raises InvalidArgument naming the parameter.

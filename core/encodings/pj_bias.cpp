@@ -111,13 +111,22 @@ const FamilyInfo& PjBiasInfo() {
        {"order", 3, 0, 8, true, "R: jet orders r = 0..R in the FJ and LC sectors"},
        {"kappa", std::log1p(std::exp(-2.0)), 0, 100, false,
         "FJ damping e^(-kappa d/L); kappa = softplus(raw), raw starts at -2"},
-       {"slope", std::log(2.0), 0, 100, false,
-        "affine slope softplus(s_h): Aff(d) = -slope rho(d)"},
+       {"slope",
+        std::log(2.0),
+        0,
+        100,
+        false,
+        "affine slope softplus(s_h): Aff(d) = -slope rho(d)",
+        {{"g_aff", 0, "the slope enters only the affine sector, whose gate g_aff is 0"}}},
        {"g_fj", 1.0 / 3, 0, 1, false, "FJ sector gate (gates are normalised to sum 1; 0 disables)"},
        {"g_aff", 1.0 / 3, 0, 1, false, "affine sector gate"},
        {"g_lc", 1.0 / 3, 0, 1, false, "light-cone sector gate"},
        {"rho", 0, 0, 1, true, "recency coordinate: 0 = d/L (linear), 1 = asinh(d/L) (light cone)"},
-       common::omega(),
+       [] {
+         ParamSpec omega = common::omega();
+         omega.noEffectWhen = {{"pin_omega", 0, "each head has its own ω_h while pin ω is off"}};
+         return omega;
+       }(),
        {"pin_omega", 0, 0, 1, true,
         "1: every head at omega; 0: omega_h = 2 pi linspace(1, 17, H)_h / L"},
        common::headDim()}};
