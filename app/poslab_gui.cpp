@@ -24,6 +24,7 @@
 #include "menus/presets_menu.h"
 #include "screenshot.h"
 #include "training/training_panel.h"
+#include "error_report.h"
 #include "util/threads.h"
 
 namespace {
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(preset)) {
     window.trainingPanel()->play();
-    window.statusBar()->showMessage(presetNote, 15000);
+    showStatus(&window, presetNote, /*ms=*/15000);
   }
   return app.exec();
 }
