@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "error_report.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
 #include "main_window.h"
@@ -24,7 +25,6 @@
 #include "menus/presets_menu.h"
 #include "screenshot.h"
 #include "training/training_panel.h"
-#include "error_report.h"
 #include "util/threads.h"
 
 namespace {

@@ -2,8 +2,8 @@
 // and panel. The policy:
 // - A command the user gave that failed (open or save a session, load a preset, export an image,
 //   data or a report): showError. Its first line goes to the window's status bar and the whole
-//   message into a non-modal warning box titled with what failed. Never exec(): a modal loop
-//   would stall the training snapshots and block the tests.
+//   message into a warning box titled with what failed, opened without blocking (open(), never
+//   exec(): a nested event loop would stall the training snapshots and block the tests).
 // - A note (something done, what of a preset runs): showStatus, in the status bar.
 // - A view that cannot show its result says so in its own place and in the status bar: the
 //   explorer's error label, the training tab's status line (its refusals and a diverged run must

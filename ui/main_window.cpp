@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "error_report.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/explorer_controller.h"
@@ -18,7 +19,6 @@
 #include "menus/edit_view_menus.h"
 #include "menus/file_menu.h"
 #include "training/training_panel.h"
-#include "error_report.h"
 
 namespace poslab::ui {
 

@@ -27,6 +27,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "error_report.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/kernel_view.h"
@@ -37,7 +38,6 @@
 #include "main_window.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
-#include "error_report.h"
 
 namespace poslab::ui {
 

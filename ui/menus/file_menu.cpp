@@ -14,12 +14,12 @@
 #include <QSettings>
 #include <QSplitter>
 
+#include "error_report.h"
 #include "main_window.h"
 #include "menus/presets_menu.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
 #include "training/training_panel.h"
-#include "error_report.h"
 
 namespace poslab::ui {
 

@@ -6,11 +6,11 @@
 
 #include <exception>
 
+#include "error_report.h"
 #include "main_window.h"
 #include "train/experiment_plan.h"
 #include "train/preset.h"
 #include "training/training_panel.h"
-#include "error_report.h"
 
 namespace poslab::ui {
 

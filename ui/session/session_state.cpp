@@ -270,7 +270,10 @@ QString checkChoice(const std::vector<long long>& offered, const char* field, lo
   if (std::find(offered.begin(), offered.end(), value) != offered.end()) return {};
   QStringList items;
   for (long long v : offered) items << QString::number(v);
-  return QObject::tr("field '%1' = %2 is not one of %3").arg(field).arg(value).arg(items.join(", "));
+  return QObject::tr("field '%1' = %2 is not one of %3")
+      .arg(field)
+      .arg(value)
+      .arg(items.join(", "));
 }
 QString checkChoice(const std::vector<std::string>& offered, const char* field,
                     const std::string& text) {
@@ -352,8 +355,7 @@ QString validateSession(const MainWindow& w, const SessionState& s) {
         checkChoice(AttentionView::lengths(), "views.attention.T", v.attention.T),
         checkChoice(NormsView::maxPositions(), "views.norms.max_position", v.norms.maxPos),
         checkChoice(ProbeView::targets(), "views.probe.target", v.probe.target),
-        checkChoice(DiagnosticsView::targets(), "views.diagnostics.target",
-                    v.diagnostics.target)})
+        checkChoice(DiagnosticsView::targets(), "views.diagnostics.target", v.diagnostics.target)})
     if (!problem.isEmpty()) return problem;
   if (v.kernel.overlay.size() > static_cast<size_t>(kMaxKernelOverlays))
     return QObject::tr(

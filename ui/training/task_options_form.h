@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "tasks/task_config.h"   // plain data, no torch
-#include "tasks/task_options.h"  // plain data, no torch
+#include "tasks/task_config.h"        // plain data, no torch
+#include "tasks/task_options.h"       // plain data, no torch
 #include "training/training_setup.h"  // TaskOptionValues
 
 class QCheckBox;

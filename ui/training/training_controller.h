@@ -97,13 +97,12 @@ class TrainingController : public QObject {
   void statusChanged(const QString& text);
   void runsCleared();  // the runs are gone (replaced or stopped): views and curves empty
   void runsStarted(const std::vector<poslab::ui::TrainingRunSpec>& specs);  // new runs, step 0
-  void runsReset();                 // every run back at step 0
-  void runStateChanged();           // runStateText() may have changed
+  void runsReset();                  // every run back at step 0
+  void runStateChanged();            // runStateText() may have changed
   void stepChanged(long long step);  // stepCount() after a snapshot, a reset or a load
   // A snapshot went into run `index`'s state; inspect: the model the user looks at changed (the
   // views should ask for fresh maps and samples); finishedNow: the run just took its last step.
-  void snapshotApplied(int index, const poslab::Snapshot& snapshot, bool inspect,
-                       bool finishedNow);
+  void snapshotApplied(int index, const poslab::Snapshot& snapshot, bool inspect, bool finishedNow);
   void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
   void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
   void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);

@@ -182,9 +182,9 @@ bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* e
   controller_->stop();
   loadControls(spec);
   stepLabel_->setText(tr("step 0"));
-  controller_->setStatus(spec.name.empty()
-                             ? QString()
-                             : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
+  controller_->setStatus(
+      spec.name.empty() ? QString()
+                        : tr("loaded '%1': press Play").arg(QString::fromStdString(spec.name)));
   return true;
 }
 

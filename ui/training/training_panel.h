@@ -61,9 +61,7 @@ class TrainingPanel : public QWidget {
   // The runs themselves (tests inject faults through TrainingRun::setParameterValue).
   TrainingRun* run(int index) const { return controller_->run(index); }
   // The latest snapshot with a step of run `index` (step 0 before the first).
-  const poslab::Snapshot& lastSnapshot(int index) const {
-    return controller_->lastSnapshot(index);
-  }
+  const poslab::Snapshot& lastSnapshot(int index) const { return controller_->lastSnapshot(index); }
   QTabWidget* viewTabs() const { return viewTabs_; }
   PositionHistoryView* positionView() const { return positionView_; }
   ModelAttentionView* attentionView() const { return attentionView_; }
@@ -155,8 +153,8 @@ class TrainingPanel : public QWidget {
   // The learned kernel costs seconds: only on Measure, when a run finishes and for loaded runs.
   void sendLagResponseRequest();
 
-  std::unique_ptr<TrainingController> controller_;  // first made, last gone: the views outlive
-                                                    // none of its signals
+  // A member, not a child: it is destroyed (joining its runs, silently) before the views are.
+  std::unique_ptr<TrainingController> controller_;
   TrainingSetupForm* form_ = nullptr;
   QLabel* runState_ = nullptr;
   QLabel* stepLabel_ = nullptr;

@@ -184,8 +184,8 @@ QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
       const bool listed = !spec.seeds.empty();
       const uint64_t seed = listed ? spec.seeds.front() : spec.base.run.seed;
       if (seed > static_cast<uint64_t>(hi))
-        problem = outside(prefix + (listed ? "seeds" : "config.run.seed"), QString::number(seed),
-                          lo, hi);
+        problem =
+            outside(prefix + (listed ? "seeds" : "config.run.seed"), QString::number(seed), lo, hi);
     } else if (std::holds_alternative<long long Settings::*>(f.member)) {
       const long long v = j.at(pointer(f.path)).get<long long>();
       if (v < lo || v > hi) problem = outside(field, QString::number(v), lo, hi);

@@ -27,11 +27,11 @@ inline constexpr int kFormDecimals = 17;
 
 // What the task options form holds (TaskOptionsForm::values).
 struct TaskOptionValues {
-  std::string taskId;                      // the task the options are for
-  std::optional<std::string> kernel;       // kernel-lm kernel / sector-teacher teacher, if any
-  std::optional<std::string> textFile;     // byte-lm's text file, if the task has one
-  std::map<std::string, double> options;   // integer options that differ from their defaults and
-                                           // real options typed in (empty text: the default)
+  std::string taskId;                     // the task the options are for
+  std::optional<std::string> kernel;      // kernel-lm kernel / sector-teacher teacher, if any
+  std::optional<std::string> textFile;    // byte-lm's text file, if the task has one
+  std::map<std::string, double> options;  // integer options that differ from their defaults and
+                                          // real options typed in (empty text: the default)
   QString error;  // non-empty: an option's text is not a number (names the option)
 };
 
@@ -45,7 +45,7 @@ struct TrainingFormSettings {
   long long trainLength = 64;
   long long batch = 32;
   QString evalLengths = QStringLiteral("64,128,256");  // as typed: comma-separated
-  long long evalEvery = 50;     // 0: at the end
+  long long evalEvery = 50;                            // 0: at the end
   long long evalSequences = 32;
   long long dModel = 64;
   long long heads = 4;

@@ -113,9 +113,9 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
                tr("Evaluate (and refresh the maps and samples) every N steps; 0: at the end"));
   evalEvery_->setSpecialValueText(tr("at the end"));
   form->addRow(tr("eval every"), evalEvery_);
-  evalSequences_ = makeSpin(this, "evalSequences", "config.run.eval_sequences",
-                            static_cast<int>(defaults.evalSequences),
-                            tr("Sequences per evaluation length"));
+  evalSequences_ =
+      makeSpin(this, "evalSequences", "config.run.eval_sequences",
+               static_cast<int>(defaults.evalSequences), tr("Sequences per evaluation length"));
   form->addRow(tr("eval sequences"), evalSequences_);
 
   auto* modelBox = new QGroupBox(tr("model"), this);
