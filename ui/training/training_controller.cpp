@@ -264,7 +264,9 @@ void TrainingController::requestSamples(int index, long long count) {
 void TrainingController::requestLagResponse(int index, long long length, long long samples) {
   if (index < 0 || index >= runCount()) return;
   throttled(lagResponse_, [this, index, length, samples] {
-    if (index < runCount()) run(index)->requestLagResponse(length, samples);
+    if (index >= runCount()) return;
+    Q_EMIT lagResponseSent(index);
+    run(index)->requestLagResponse(length, samples);
   });
 }
 

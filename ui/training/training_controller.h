@@ -106,6 +106,7 @@ class TrainingController : public QObject {
   void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
   void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
   void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);
+  void lagResponseSent(int index);  // a lag response request went to run `index` (it takes seconds)
 
  private:
   struct RunState {

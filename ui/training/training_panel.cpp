@@ -135,6 +135,10 @@ TrainingPanel::TrainingPanel(QWidget* parent)
           [this](int index, const TrainingSamples& samples) {
             if (index == sampleView_->run()) sampleView_->showSamples(samples);
           });
+  // A waiting request goes out after the previous answer was shown: say it is measuring again.
+  connect(c, &TrainingController::lagResponseSent, this, [this](int index) {
+    if (index == lagResponseView_->run()) lagResponseView_->setMeasuring();
+  });
   connect(c, &TrainingController::lagResponseReady, this,
           [this](int index, const TrainingLagResponse& r) {
             // Only the answer to what the view still asks for (run and probe length).

@@ -163,7 +163,8 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
     try {
       readTrainConfig(j.at("config"), JsonPath{"", "config"}, e.base);
     } catch (const std::exception&) {
-      e.base = setup.base;  // cannot happen with the form's ranges; keep the setup whole
+      e.base = setup.base;  // a value of the setup's own that core refuses (a setup made in
+                            // code): nothing of the form can run with it; `why` says why
     }
   }
   if (form.task != setup.base.task.id) e.variants.clear();  // the setup's variants are its task's
