@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "error_report.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
 #include "main_window.h"
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(preset)) {
     window.trainingPanel()->play();
-    window.statusBar()->showMessage(presetNote, 15000);
+    showStatus(&window, presetNote, /*ms=*/15000);
   }
   return app.exec();
 }

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "error_report.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/explorer_controller.h"
@@ -24,7 +25,6 @@ namespace poslab::ui {
 namespace {
 const char* const kViewNames[] = {"kernel", "attention",   "norms",
                                   "probe",  "diagnostics", "training"};
-constexpr int kStatusMs = 8000;  // how long a training message stays in the status bar
 }  // namespace
 
 std::optional<WindowView> parseWindowView(const QString& name) {
@@ -43,9 +43,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("PosLab — relative positional encodings"));
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->setObjectName("mainSplitter");  // sizes kept across runs (menus/file_menu.cpp)
+  mainSplitter_ = split;
 
   auto* left = new QSplitter(Qt::Vertical, split);
   left->setObjectName("leftSplitter");
+  leftSplitter_ = left;
   auto* scroll = new QScrollArea(left);
   scroll->setWidgetResizable(true);
   parameters_ = new ParameterPanel(scroll);
@@ -95,7 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                                     : std::optional<ExplorerView>(static_cast<ExplorerView>(v)));
   });
   connect(training_, &TrainingPanel::statusMessage, this,
-          [this](const QString& m) { statusBar()->showMessage(m, kStatusMs); });
+          [this](const QString& m) { showStatus(this, m); });
   controller_->setCurrentView(ExplorerView::Kernel);
   sessions_ = installSessionMenus(this);     // File (first) and Presets menus
   editViewMenus_ = new EditViewMenus(this);  // after File: adds File > Export to it

@@ -6,10 +6,12 @@
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 #include "bridge/explorer_types.h"
 
 class QLabel;
+class QSplitter;
 class QTabWidget;
 
 namespace poslab::ui {
@@ -55,6 +57,15 @@ class MainWindow : public QMainWindow {
   // File > Export, Edit (undo), View (tabs), Training and Help menus; plot context menus.
   EditViewMenus* editViewMenus() const { return editViewMenus_; }
   QTabWidget* tabs() const { return tabs_; }
+  // The splitters whose sizes are kept across runs (menus/file_menu.cpp), each with the name its
+  // sizes are saved under.
+  struct KeptSplitter {
+    const char* name;
+    QSplitter* splitter;
+  };
+  std::vector<KeptSplitter> keptSplitters() const {
+    return {{"mainSplitter", mainSplitter_}, {"leftSplitter", leftSplitter_}};
+  }
 
  private:
   ParameterPanel* parameters_ = nullptr;
@@ -67,6 +78,8 @@ class MainWindow : public QMainWindow {
   TrainingPanel* training_ = nullptr;
   QLabel* error_ = nullptr;
   QTabWidget* tabs_ = nullptr;
+  QSplitter* mainSplitter_ = nullptr;
+  QSplitter* leftSplitter_ = nullptr;
   ExplorerController* controller_ = nullptr;
   SessionController* sessions_ = nullptr;
   EditViewMenus* editViewMenus_ = nullptr;

@@ -4,9 +4,7 @@
 #include <QBuffer>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QLineEdit>
 #include <QPixmap>
-#include <QSpinBox>
 #include <QTimer>
 
 #include <map>
@@ -19,6 +17,7 @@
 #include "menus/presets_menu.h"
 #include "session/session_io.h"
 #include "training/training_panel.h"
+#include "training/training_setup_form.h"
 #include "util/error.h"
 
 namespace poslab::ui {
@@ -28,14 +27,13 @@ constexpr int kPollMs = 50;  // how often the wait checks whether the view has s
 
 // A short compare run that finishes in seconds on a CPU: enough to show every curve.
 void configureShortTraining(TrainingPanel* panel) {
-  panel->selectFamilies({"jordan-stabilized", "rope"});
-  auto set = [panel](const char* name, int value) {
-    if (auto* box = panel->findChild<QSpinBox*>(name)) box->setValue(value);
-  };
-  set("steps", 40);
-  set("batch", 8);
-  set("trainLength", 32);
-  if (auto* e = panel->findChild<QLineEdit*>("evalLengths")) e->setText("32,64,128");
+  TrainingFormSettings s = panel->setupForm()->settings();
+  s.families = {"jordan-stabilized", "rope"};
+  s.steps = 40;
+  s.batch = 8;
+  s.trainLength = 32;
+  s.evalLengths = QStringLiteral("32,64,128");
+  panel->setupForm()->setSettings(s);
 }
 
 // Runs the event loop until done() or the timeout; false on timeout.

@@ -2,15 +2,20 @@
 // changes the plotted data as the family's formula says; an invalid combination shows an error
 // and leaves the previous plot alone.
 #include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QMessageBox>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QtTest>
 
 #include <cmath>
 
 #include "bridge/explorer_compute.h"
+#include "error_report.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/explorer_controller.h"
@@ -307,6 +312,57 @@ class TestExplorer : public QObject {
     QVERIFY(b.massShare->dataCount() >= 3);
     QCOMPARE(b.energy->dataCount(), b.massShare->dataCount());
     QCOMPARE(b.loo->dataCount(), b.massShare->dataCount());
+  }
+
+  // Each view's settings go in and come back as typed values; the widget a user sees shows them
+  // (checked through the test hooks); a value the view does not offer keeps the current one.
+  void viewSettingsAreTypedAndShown() {
+    KernelView* k = window_->kernelView();
+    k->setSettings({512, true, {"rope"}});
+    QCOMPARE(k->settings().lagCount, 512LL);
+    QVERIFY(k->settings().logLag);
+    QCOMPARE(k->settings().overlay, std::vector<std::string>({"rope"}));
+    QCOMPARE(k->findChild<QComboBox*>("lagCount")->currentText(), QString("512"));
+    k->setSettings({500, false, {}});  // 500 is not offered
+    QCOMPARE(k->settings().lagCount, 512LL);
+    QCOMPARE(KernelView::lagCounts().front(), 16LL);
+    QCOMPARE(KernelView::lagCounts().back(), 32768LL);
+
+    AttentionView* a = window_->attentionView();
+    a->setSettings({{256, 1}, false});
+    QCOMPARE(a->settings().map.T, 256LL);
+    QVERIFY(!a->settings().logColor);
+    QVERIFY(!a->findChild<QCheckBox*>("logColor")->isChecked());
+    NormsView* n = window_->normsView();
+    n->setSettings({1024});
+    QCOMPARE(n->settings().maxPos, 1024LL);
+    ProbeView* p = window_->probeView();
+    const std::string target = ProbeView::targets().back();
+    p->setSettings({target, true});
+    QCOMPARE(p->settings().target, target);
+    QVERIFY(p->settings().familyOnly);
+    p->setSettings({"no-such-target", false});
+    QCOMPARE(p->settings().target, target);
+    QVERIFY(!p->settings().familyOnly);
+    DiagnosticsView* d = window_->diagnosticsView();
+    d->setSettings({target});
+    QCOMPARE(d->settings().target, target);
+  }
+
+  // The one way errors are shown: the first line in the status bar, all of it in a warning box
+  // that does not block (the test goes on while it is open).
+  void errorsShowInTheStatusBarAndABox() {
+    showError(window_, {"Export image", "cannot write /x.png\nthe folder is read-only"},
+              "testError");
+    QCOMPARE(window_->statusBar()->currentMessage(), QString("cannot write /x.png"));
+    auto* box = window_->findChild<QMessageBox*>("testError");
+    QVERIFY(box);
+    QTRY_VERIFY(box->isVisible());
+    QCOMPARE(box->windowTitle(), QString("Export image"));
+    QVERIFY(box->text().contains("read-only"));
+    box->close();
+    showStatus(window_, "wrote /y.png");
+    QCOMPARE(window_->statusBar()->currentMessage(), QString("wrote /y.png"));
   }
 };
 

@@ -1,5 +1,7 @@
 #include "explorer/attention_view.h"
 
+#include <algorithm>
+
 #include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
@@ -26,7 +28,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   auto* controls = new QHBoxLayout;
   T_ = new QComboBox(this);
   T_->setObjectName("attentionT");
-  for (int t = 16; t <= 1024; t *= 2) T_->addItem(QString::number(t), t);
+  for (long long t : lengths()) T_->addItem(QString::number(t), static_cast<int>(t));
   T_->setCurrentText("128");
   head_ = new QSpinBox(this);
   head_->setObjectName("attentionHead");
@@ -57,9 +59,30 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
   connect(logColor_, &QCheckBox::toggled, this, [this] { render(); });
 }
 
+std::vector<long long> AttentionView::lengths() {
+  std::vector<long long> t;
+  for (long long n = 16; n <= 1024; n *= 2) t.push_back(n);
+  return t;
+}
+
+AttentionViewSettings AttentionView::settings() const {
+  AttentionViewSettings s;
+  s.map.T = T_->currentData().toLongLong();
+  s.map.head = head_->value();
+  s.logColor = logColor_->isChecked();
+  return s;
+}
+
+void AttentionView::setSettings(const AttentionViewSettings& s) {
+  const int index = T_->findData(static_cast<int>(s.map.T));
+  if (index >= 0) T_->setCurrentIndex(index);
+  head_->setMaximum(std::max<int>(head_->maximum(), static_cast<int>(s.map.head)));
+  head_->setValue(static_cast<int>(s.map.head));
+  logColor_->setChecked(s.logColor);
+}
+
 void AttentionView::fillRequest(ExplorerRequest& request) const {
-  request.attention.T = T_->currentData().toLongLong();
-  request.attention.head = head_->value();
+  request.attention = settings().map;
 }
 
 QString AttentionView::toeplitzText() const {

@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 #include "bridge/explorer_types.h"
 
 class QCheckBox;
@@ -16,6 +18,12 @@ class QSpinBox;
 
 namespace poslab::ui {
 
+// The attention view's settings: the map's request and its colour scale (drawing only).
+struct AttentionViewSettings {
+  AttentionSettings map;
+  bool logColor = true;
+};
+
 class AttentionView : public QWidget {
   Q_OBJECT
  public:
@@ -23,6 +31,12 @@ class AttentionView : public QWidget {
 
   void fillRequest(ExplorerRequest& request) const;
   void showResult(const ExplorerResult& result);
+
+  // setSettings shows them: a T not in lengths() keeps the current one; the head range widens to
+  // the head (the next result narrows it to the family's heads).
+  AttentionViewSettings settings() const;
+  void setSettings(const AttentionViewSettings& settings);
+  static std::vector<long long> lengths();  // the T offered: 16, 32, ..., 1024
 
   QCustomPlot* plot() const { return plot_; }
   QCPColorMap* colorMap() const { return map_; }

@@ -20,7 +20,7 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
   auto* controls = new QHBoxLayout;
   target_ = new QComboBox(this);
   target_->setObjectName("diagnosticsTarget");
-  for (const auto& name : probeTargetNames()) target_->addItem(QString::fromStdString(name));
+  for (const auto& name : targets()) target_->addItem(QString::fromStdString(name));
   summary_ = new QLabel(this);
   summary_->setObjectName("diagnosticsSummary");
   summary_->setWordWrap(true);
@@ -55,8 +55,23 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
   connect(target_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
 }
 
+std::vector<std::string> DiagnosticsView::targets() {
+  return probeTargetNames();
+}
+
+DiagnosticsSettings DiagnosticsView::settings() const {
+  DiagnosticsSettings s;
+  s.target = target_->currentText().toStdString();
+  return s;
+}
+
+void DiagnosticsView::setSettings(const DiagnosticsSettings& s) {
+  const int index = target_->findText(QString::fromStdString(s.target));
+  if (index >= 0) target_->setCurrentIndex(index);
+}
+
 void DiagnosticsView::fillRequest(ExplorerRequest& request) const {
-  request.diagnostics.target = target_->currentText().toStdString();
+  request.diagnostics = settings();
 }
 
 void DiagnosticsView::showResult(const ExplorerResult& result) {

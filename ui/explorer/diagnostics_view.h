@@ -4,6 +4,9 @@
 
 #include <QWidget>
 
+#include <string>
+#include <vector>
+
 #include "bridge/explorer_types.h"
 
 class QComboBox;
@@ -20,6 +23,11 @@ class DiagnosticsView : public QWidget {
 
   void fillRequest(ExplorerRequest& request) const;
   void showResult(const ExplorerResult& result);
+
+  // setSettings: a target not in targets() keeps the current one.
+  DiagnosticsSettings settings() const;
+  void setSettings(const DiagnosticsSettings& settings);
+  static std::vector<std::string> targets();  // core's lag kernels (probeTargetNames)
 
   QCustomPlot* plot() const { return plot_; }
   struct Bars {

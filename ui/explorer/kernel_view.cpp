@@ -34,7 +34,7 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   auto* controls = new QHBoxLayout;
   lagCount_ = new QComboBox(this);
   lagCount_->setObjectName("lagCount");
-  for (int n = 16; n <= 32768; n *= 2) lagCount_->addItem(QString::number(n), n);
+  for (long long n : lagCounts()) lagCount_->addItem(QString::number(n), static_cast<int>(n));
   lagCount_->setCurrentText("256");
   logLag_ = new QCheckBox(tr("log lag axis"), this);
   logLag_->setObjectName("logLag");
@@ -124,10 +124,29 @@ QCPGraph* KernelView::overlayGraph(const QString& family) const {
   return it == graphs_.overlays.end() ? nullptr : it->second;
 }
 
+std::vector<long long> KernelView::lagCounts() {
+  std::vector<long long> counts;
+  for (long long n = 16; n <= 32768; n *= 2) counts.push_back(n);
+  return counts;
+}
+
+KernelSettings KernelView::settings() const {
+  KernelSettings s;
+  s.lagCount = lagCount_->currentData().toLongLong();
+  s.logLag = logLag_->isChecked();
+  s.overlay = overlay_;
+  return s;
+}
+
+void KernelView::setSettings(const KernelSettings& s) {
+  const int index = lagCount_->findData(static_cast<int>(s.lagCount));
+  if (index >= 0) lagCount_->setCurrentIndex(index);
+  logLag_->setChecked(s.logLag);
+  setOverlay(s.overlay);
+}
+
 void KernelView::fillRequest(ExplorerRequest& request) const {
-  request.kernel.lagCount = lagCount_->currentData().toLongLong();
-  request.kernel.logLag = logLag_->isChecked();
-  request.kernel.overlay = overlay_;
+  request.kernel = settings();
 }
 
 QCPGraph* KernelView::basisGraph(const QString& name) const {

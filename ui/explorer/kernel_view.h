@@ -30,6 +30,12 @@ class KernelView : public QWidget {
   void fillRequest(ExplorerRequest& request) const;
   void showResult(const ExplorerResult& result);
 
+  // The view's settings (lag count, log lag axis, overlay families) as plain values. setSettings
+  // shows them: a lag count not in lagCounts() keeps the current one; the overlay as setOverlay.
+  KernelSettings settings() const;
+  void setSettings(const KernelSettings& settings);
+  static std::vector<long long> lagCounts();  // offered: 16, 32, ..., 32768
+
   QCustomPlot* plot() const { return plot_; }
   // The graph of a basis function by its core name ("exp*cos"), or the kernel; null if absent.
   QCPGraph* basisGraph(const QString& name) const;

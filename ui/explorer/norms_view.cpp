@@ -15,7 +15,7 @@ NormsView::NormsView(QWidget* parent) : QWidget(parent) {
   auto* controls = new QHBoxLayout;
   maxPos_ = new QComboBox(this);
   maxPos_->setObjectName("maxPos");
-  for (int n = 256; n <= 32768; n *= 2) maxPos_->addItem(QString::number(n), n);
+  for (long long n : maxPositions()) maxPos_->addItem(QString::number(n), static_cast<int>(n));
   maxPos_->setCurrentText("32768");
   precision_ = new QLabel(this);
   precision_->setObjectName("precision");
@@ -57,8 +57,25 @@ NormsView::NormsView(QWidget* parent) : QWidget(parent) {
   connect(maxPos_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
 }
 
+std::vector<long long> NormsView::maxPositions() {
+  std::vector<long long> p;
+  for (long long n = 256; n <= 32768; n *= 2) p.push_back(n);
+  return p;
+}
+
+NormsSettings NormsView::settings() const {
+  NormsSettings s;
+  s.maxPos = maxPos_->currentData().toLongLong();
+  return s;
+}
+
+void NormsView::setSettings(const NormsSettings& s) {
+  const int index = maxPos_->findData(static_cast<int>(s.maxPos));
+  if (index >= 0) maxPos_->setCurrentIndex(index);
+}
+
 void NormsView::fillRequest(ExplorerRequest& request) const {
-  request.norms.maxPos = maxPos_->currentData().toLongLong();
+  request.norms = settings();
 }
 
 QString NormsView::precisionText() const {

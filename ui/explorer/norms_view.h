@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 #include "bridge/explorer_types.h"
 
 class QComboBox;
@@ -22,6 +24,11 @@ class NormsView : public QWidget {
 
   void fillRequest(ExplorerRequest& request) const;
   void showResult(const ExplorerResult& result);
+
+  // setSettings: a largest position not in maxPositions() keeps the current one.
+  NormsSettings settings() const;
+  void setSettings(const NormsSettings& settings);
+  static std::vector<long long> maxPositions();  // offered: 256, 512, ..., 32768
 
   QCustomPlot* plot() const { return plot_; }
   struct Graphs {

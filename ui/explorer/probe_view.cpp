@@ -19,7 +19,7 @@ ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
   auto* controls = new QHBoxLayout;
   target_ = new QComboBox(this);
   target_->setObjectName("probeTarget");
-  for (const auto& name : probeTargetNames()) target_->addItem(QString::fromStdString(name));
+  for (const auto& name : targets()) target_->addItem(QString::fromStdString(name));
   set_ = new QComboBox(this);
   set_->setObjectName("probeSet");
   set_->addItem(tr("paper's families"));
@@ -53,9 +53,25 @@ ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
   connect(set_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
 }
 
+std::vector<std::string> ProbeView::targets() {
+  return probeTargetNames();
+}
+
+ProbeSettingsUi ProbeView::settings() const {
+  ProbeSettingsUi s;
+  s.target = target_->currentText().toStdString();
+  s.familyOnly = set_->currentIndex() == 1;
+  return s;
+}
+
+void ProbeView::setSettings(const ProbeSettingsUi& s) {
+  const int index = target_->findText(QString::fromStdString(s.target));
+  if (index >= 0) target_->setCurrentIndex(index);
+  set_->setCurrentIndex(s.familyOnly ? 1 : 0);
+}
+
 void ProbeView::fillRequest(ExplorerRequest& request) const {
-  request.probe.target = target_->currentText().toStdString();
-  request.probe.familyOnly = set_->currentIndex() == 1;
+  request.probe = settings();
 }
 
 void ProbeView::showResult(const ExplorerResult& result) {

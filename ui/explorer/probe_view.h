@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "bridge/explorer_types.h"
@@ -24,6 +25,11 @@ class ProbeView : public QWidget {
 
   void fillRequest(ExplorerRequest& request) const;
   void showResult(const ExplorerResult& result);
+
+  // setSettings: a target not in targets() keeps the current one.
+  ProbeSettingsUi settings() const;
+  void setSettings(const ProbeSettingsUi& settings);
+  static std::vector<std::string> targets();  // core's lag kernels (probeTargetNames)
 
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }

@@ -1,4 +1,5 @@
 #include "export/plot_export.h"
+#include "error_report.h"
 
 #include <qcustomplot.h>
 #include <QApplication>
@@ -9,7 +10,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
-#include <QMessageBox>
 #include <QPointer>
 #include <QSaveFile>
 #include <QSvgGenerator>
@@ -301,7 +301,7 @@ QString exportPlotImageInteractive(QWidget* parent, QCustomPlot* plot, const QSt
   if (path.isEmpty()) return {};
   const QString problem = exportPlotImage(plot, path);
   if (!problem.isEmpty()) {
-    QMessageBox::warning(parent, QObject::tr("Export image"), problem);
+    showError(parent, {QObject::tr("Export image"), problem}, QStringLiteral("exportError"));
     return {};
   }
   lastExportDir() = QFileInfo(path).absolutePath();
@@ -317,7 +317,7 @@ QString exportPlotCsvInteractive(QWidget* parent, QCustomPlot* plot, const QStri
   if (path.isEmpty()) return {};
   const QString problem = exportPlotCsv(plot, path);
   if (!problem.isEmpty()) {
-    QMessageBox::warning(parent, QObject::tr("Export data"), problem);
+    showError(parent, {QObject::tr("Export data"), problem}, QStringLiteral("exportError"));
     return {};
   }
   lastExportDir() = QFileInfo(path).absolutePath();

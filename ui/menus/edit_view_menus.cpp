@@ -17,7 +17,6 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QRadioButton>
 #include <QStatusBar>
@@ -28,6 +27,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "error_report.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/kernel_view.h"
@@ -42,7 +42,6 @@
 namespace poslab::ui {
 
 namespace {
-constexpr int kStatusMs = 8000;  // how long an export's message stays in the status bar
 constexpr int kTabCount = 6;
 
 // A menu text without its mnemonic marks ("&Edit" -> "Edit", "Kernel && basis" -> "Kernel &
@@ -100,10 +99,8 @@ EditViewMenus::EditViewMenus(MainWindow* window) : QObject(window), window_(wind
   // Menus added after this one (File, Presets, ...) go before Help, which stays last.
   QTimer::singleShot(0, this, [this] {
     QMenuBar* bar = window_->menuBar();
-    if (QMenu* help = window_->findChild<QMenu*>("menuHelp")) {
-      bar->removeAction(help->menuAction());
-      bar->addAction(help->menuAction());
-    }
+    bar->removeAction(helpMenu_->menuAction());
+    bar->addAction(helpMenu_->menuAction());
   });
 }
 
@@ -156,6 +153,7 @@ void EditViewMenus::buildExportMenu(QMenu* file) {
          "training tab, the run report"));
   connect(image, &QAction::triggered, this, &EditViewMenus::exportCurrentImage);
   QAction* data = makeAction(menu, "actionExportData", tr("Current view's &data (CSV)…"));
+  exportData_ = data;
   data->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
   data->setStatusTip(tr("The shown plot's data, one column per x and per curve"));
   connect(data, &QAction::triggered, this, &EditViewMenus::exportCurrentData);
@@ -192,6 +190,7 @@ void EditViewMenus::buildViewMenu() {
     a->setCheckable(true);
     a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
     group->addAction(a);
+    viewActions_.push_back(a);
     connect(a, &QAction::triggered, this,
             [this, i] { window_->showView(static_cast<WindowView>(i)); });
   }
@@ -216,11 +215,13 @@ void EditViewMenus::buildTrainingMenu() {
   reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   connect(reset, &QAction::triggered, panel, &TrainingPanel::reset);
   for (QAction* a : {play, step, reset}) a->setStatusTip(tr("Live training tab only"));
+  trainingActions_ = {play, step, reset};
 }
 
 void EditViewMenus::buildHelpMenu() {
   QMenu* help = window_->menuBar()->addMenu(tr("&Help"));
   help->setObjectName("menuHelp");
+  helpMenu_ = help;
   QAction* keys = makeAction(help, "actionShortcuts", tr("&Keyboard shortcuts"));
   keys->setShortcut(QKeySequence(Qt::Key_F1));
   connect(keys, &QAction::triggered, this, [this] { showShortcutsDialog(); });
@@ -229,11 +230,11 @@ void EditViewMenus::buildHelpMenu() {
 void EditViewMenus::onTabChanged() {
   const WindowView v = window_->currentView();
   const int index = static_cast<int>(v);
-  if (QAction* a = action("actionView" + QString::number(index + 1))) a->setChecked(true);
+  if (index >= 0 && index < static_cast<int>(viewActions_.size()))
+    viewActions_[static_cast<size_t>(index)]->setChecked(true);
   const bool training = v == WindowView::Training;
-  for (const char* name : {"actionPlayPause", "actionStep", "actionReset"})
-    if (QAction* a = action(name)) a->setEnabled(training);
-  if (QAction* a = action("actionExportData")) a->setEnabled(!training);
+  for (QAction* a : trainingActions_) a->setEnabled(training);
+  if (exportData_) exportData_->setEnabled(!training);
 }
 
 QCustomPlot* EditViewMenus::currentPlot() const {
@@ -258,14 +259,14 @@ void EditViewMenus::exportCurrentImage() {
   QCustomPlot* plot = currentPlot();
   if (!plot) return exportRunReport();
   const QString path = exportPlotImageInteractive(window_, plot, plotBaseName(plot));
-  if (!path.isEmpty()) window_->statusBar()->showMessage(tr("wrote %1").arg(path), kStatusMs);
+  if (!path.isEmpty()) showStatus(window_, tr("wrote %1").arg(path));
 }
 
 void EditViewMenus::exportCurrentData() {
   QCustomPlot* plot = currentPlot();
   if (!plot) return;
   const QString path = exportPlotCsvInteractive(window_, plot, plotBaseName(plot));
-  if (!path.isEmpty()) window_->statusBar()->showMessage(tr("wrote %1").arg(path), kStatusMs);
+  if (!path.isEmpty()) showStatus(window_, tr("wrote %1").arg(path));
 }
 
 void EditViewMenus::exportRunReport() {
@@ -276,14 +277,13 @@ void EditViewMenus::exportRunReport() {
   QStringList written;
   const QString problem = writeRunReport(window_->trainingPanel(), path, &written);
   if (!problem.isEmpty()) {
-    QMessageBox::warning(window_, tr("Export run report"), problem);
+    showError(window_, {tr("Export run report"), problem}, QStringLiteral("exportError"));
     return;
   }
-  window_->statusBar()->showMessage(tr("wrote %1 and %2 files in %3")
-                                        .arg(path)
-                                        .arg(written.size() - 1)
-                                        .arg(runReportFolder(path)),
-                                    kStatusMs);
+  showStatus(window_, tr("wrote %1 and %2 files in %3")
+                          .arg(path)
+                          .arg(written.size() - 1)
+                          .arg(runReportFolder(path)));
 }
 
 QDialog* EditViewMenus::showShortcutsDialog() {
@@ -294,6 +294,7 @@ QDialog* EditViewMenus::showShortcutsDialog() {
     auto* layout = new QVBoxLayout(shortcuts_);
     auto* table = new QTableWidget(0, 2, shortcuts_);
     table->setObjectName("shortcutsTable");
+    shortcutsTable_ = table;
     table->setHorizontalHeaderLabels({tr("Keys"), tr("Action")});
     table->verticalHeader()->setVisible(false);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -313,7 +314,7 @@ QDialog* EditViewMenus::showShortcutsDialog() {
     shortcuts_->resize(620, 640);
   }
   // Rebuilt each time, from the menus as they are: other menus' shortcuts are listed too.
-  auto* table = shortcuts_->findChild<QTableWidget*>("shortcutsTable");
+  QTableWidget* table = shortcutsTable_;
   table->setRowCount(0);
   for (QAction* a : window_->menuBar()->actions())
     if (a->menu()) collectShortcuts(a->menu(), plainTitle(a->menu()), table);

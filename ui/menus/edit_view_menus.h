@@ -16,10 +16,13 @@
 #include <QObject>
 #include <QString>
 
+#include <vector>
+
 class QAction;
 class QCustomPlot;
 class QDialog;
 class QMenu;
+class QTableWidget;
 
 namespace poslab::ui {
 
@@ -64,6 +67,11 @@ class EditViewMenus : public QObject {
   ParameterUndo* undo_ = nullptr;
   PlotContextMenus* plotMenus_ = nullptr;
   QDialog* shortcuts_ = nullptr;
+  QTableWidget* shortcutsTable_ = nullptr;  // in shortcuts_
+  QMenu* helpMenu_ = nullptr;               // kept last in the menu bar
+  std::vector<QAction*> viewActions_;       // View > tab i, in tab order
+  std::vector<QAction*> trainingActions_;   // Play / Pause, Step, Reset
+  QAction* exportData_ = nullptr;
 };
 
 }  // namespace poslab::ui

@@ -9,13 +9,12 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QPointer>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
-#include <QStatusBar>
 
+#include "error_report.h"
 #include "main_window.h"
 #include "menus/presets_menu.h"
 #include "session/session_io.h"
@@ -25,12 +24,9 @@
 namespace poslab::ui {
 
 namespace {
-constexpr int kMessageMs = 8000;
 const char* const kRecentKey = "session/recentFiles";
 const char* const kDirKey = "session/lastDirectory";
 const char* const kFilter = "PosLab sessions (*.poslab);;JSON (*.json);;All files (*)";
-// The window's splitters whose sizes are kept (object names set by MainWindow).
-const char* const kSplitters[] = {"mainSplitter", "leftSplitter"};
 }  // namespace
 
 SessionController::SessionController(MainWindow* window) : QObject(window), window_(window) {
@@ -317,16 +313,11 @@ void SessionController::rebuildRecentMenu() {
 
 void SessionController::showError(const QString& title, const QString& text) {
   lastError_ = text;
-  window_->statusBar()->showMessage(text.section('\n', 0, 0), kMessageMs);
-  // Not exec(): a modal loop would stall training snapshots and block tests.
-  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, window_);
-  box->setObjectName("sessionError");
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->open();
+  ui::showError(window_, {title, text}, QStringLiteral("sessionError"));
 }
 
 void SessionController::showMessage(const QString& text) {
-  window_->statusBar()->showMessage(text, kMessageMs);
+  showStatus(window_, text);
 }
 
 void SessionController::setCurrentFile(const QString& path) {
@@ -339,9 +330,8 @@ void SessionController::persistLayout() {
   QSettings settings;
   window_->restoreGeometry(settings.value("window/geometry").toByteArray());
   window_->restoreState(settings.value("window/state").toByteArray());
-  for (const char* name : kSplitters)
-    if (auto* s = window_->findChild<QSplitter*>(name))
-      s->restoreState(settings.value(QStringLiteral("window/") + name).toByteArray());
+  for (const auto& [name, splitter] : window_->keptSplitters())
+    splitter->restoreState(settings.value(QStringLiteral("window/") + name).toByteArray());
   window_->installEventFilter(this);
 }
 
@@ -349,9 +339,8 @@ void SessionController::saveLayout() const {
   QSettings settings;
   settings.setValue("window/geometry", window_->saveGeometry());
   settings.setValue("window/state", window_->saveState());
-  for (const char* name : kSplitters)
-    if (auto* s = window_->findChild<QSplitter*>(name))
-      settings.setValue(QStringLiteral("window/") + name, s->saveState());
+  for (const auto& [name, splitter] : window_->keptSplitters())
+    settings.setValue(QStringLiteral("window/") + name, splitter->saveState());
 }
 
 bool SessionController::eventFilter(QObject* watched, QEvent* event) {

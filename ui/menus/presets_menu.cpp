@@ -3,11 +3,10 @@
 #include <QAction>
 #include <QMenu>
 #include <QMenuBar>
-#include <QMessageBox>
-#include <QStatusBar>
 
 #include <exception>
 
+#include "error_report.h"
 #include "main_window.h"
 #include "train/experiment_plan.h"
 #include "train/preset.h"
@@ -79,15 +78,12 @@ QMenu* installPresetsMenu(MainWindow* window) {
     QObject::connect(action, &QAction::triggered, window, [window, qname] {
       QString error, note;
       if (!loadPresetIntoWindow(*window, qname, &error, &note)) {
-        auto* box = new QMessageBox(QMessageBox::Warning, QObject::tr("Cannot load preset"), error,
-                                    QMessageBox::Ok, window);
-        box->setObjectName("presetError");
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
+        showError(window, {QObject::tr("Cannot load preset"), error},
+                  QStringLiteral("presetError"));
         return;
       }
       window->trainingPanel()->play();
-      window->statusBar()->showMessage(note, kNoteMs);
+      showStatus(window, note, kNoteMs);
     });
   }
   if (menu->isEmpty()) {

@@ -1,9 +1,5 @@
 #include "session/session_state.h"
 
-#include <QCheckBox>
-#include <QComboBox>
-#include <QDoubleSpinBox>
-#include <QSpinBox>
 #include <QStringList>
 #include <QUndoStack>
 
@@ -20,6 +16,7 @@
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
 #include "main_window.h"
+#include "menus/edit_view_menus.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
@@ -254,19 +251,13 @@ SessionState captureSession(const MainWindow& w) {
   SessionState s;
   s.family = w.parameters()->familyId();
   s.values = w.parameters()->values();
-  ExplorerRequest r;
-  w.kernelView()->fillRequest(r);
-  w.attentionView()->fillRequest(r);
-  w.normsView()->fillRequest(r);
-  w.probeView()->fillRequest(r);
-  w.diagnosticsView()->fillRequest(r);
-  s.views.kernel = r.kernel;
-  s.views.attention = r.attention;
-  s.views.norms = r.norms;
-  s.views.probe = r.probe;
-  s.views.diagnostics = r.diagnostics;
-  if (auto* log = w.attentionView()->findChild<QCheckBox*>("logColor"))
-    s.views.attentionLogColor = log->isChecked();
+  s.views.kernel = w.kernelView()->settings();
+  const AttentionViewSettings attention = w.attentionView()->settings();
+  s.views.attention = attention.map;
+  s.views.attentionLogColor = attention.logColor;
+  s.views.norms = w.normsView()->settings();
+  s.views.probe = w.probeView()->settings();
+  s.views.diagnostics = w.diagnosticsView()->settings();
   s.tab = viewName(w.currentView()).toStdString();
   s.training = w.trainingPanel()->experiment();
   return s;
@@ -274,46 +265,22 @@ SessionState captureSession(const MainWindow& w) {
 
 namespace {
 
-// The settings controls of the explorer views, found by their object names.
-struct ViewControls {
-  QComboBox* lagCount = nullptr;
-  QCheckBox* logLag = nullptr;
-  QComboBox* attentionT = nullptr;
-  QSpinBox* attentionHead = nullptr;
-  QCheckBox* logColor = nullptr;
-  QComboBox* maxPos = nullptr;
-  QComboBox* probeTarget = nullptr;
-  QComboBox* probeSet = nullptr;
-  QComboBox* diagnosticsTarget = nullptr;
-};
-
-ViewControls findControls(const MainWindow& w) {
-  ViewControls c;
-  c.lagCount = w.kernelView()->findChild<QComboBox*>("lagCount");
-  c.logLag = w.kernelView()->findChild<QCheckBox*>("logLag");
-  c.attentionT = w.attentionView()->findChild<QComboBox*>("attentionT");
-  c.attentionHead = w.attentionView()->findChild<QSpinBox*>("attentionHead");
-  c.logColor = w.attentionView()->findChild<QCheckBox*>("logColor");
-  c.maxPos = w.normsView()->findChild<QComboBox*>("maxPos");
-  c.probeTarget = w.probeView()->findChild<QComboBox*>("probeTarget");
-  c.probeSet = w.probeView()->findChild<QComboBox*>("probeSet");
-  c.diagnosticsTarget = w.diagnosticsView()->findChild<QComboBox*>("diagnosticsTarget");
-  return c;
-}
-
-QString choices(const QComboBox* box) {
+// A view setting must be one of the values the view offers (its typed list of choices).
+QString checkChoice(const std::vector<long long>& offered, const char* field, long long value) {
+  if (std::find(offered.begin(), offered.end(), value) != offered.end()) return {};
   QStringList items;
-  for (int i = 0; i < box->count(); ++i) items << box->itemText(i);
-  return items.join(", ");
+  for (long long v : offered) items << QString::number(v);
+  return QObject::tr("field '%1' = %2 is not one of %3")
+      .arg(field)
+      .arg(value)
+      .arg(items.join(", "));
 }
-
-QString checkChoice(const QComboBox* box, const char* field, long long value) {
-  if (box->findData(QVariant::fromValue(static_cast<int>(value))) >= 0) return {};
-  return QObject::tr("field '%1' = %2 is not one of %3").arg(field).arg(value).arg(choices(box));
-}
-QString checkChoice(const QComboBox* box, const char* field, const std::string& text) {
-  if (box->findText(q(text)) >= 0) return {};
-  return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), choices(box));
+QString checkChoice(const std::vector<std::string>& offered, const char* field,
+                    const std::string& text) {
+  if (std::find(offered.begin(), offered.end(), text) != offered.end()) return {};
+  QStringList items;
+  for (const std::string& v : offered) items << q(v);
+  return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), items.join(", "));
 }
 
 QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
@@ -382,17 +349,13 @@ QString validateSession(const MainWindow& w, const SessionState& s) {
   const std::string problem = checkEncoding(s.family, fullValues(*family, s));
   if (!problem.empty()) return QObject::tr("field 'explorer.values': %1").arg(q(problem));
 
-  const ViewControls c = findControls(w);
-  if (!c.lagCount || !c.logLag || !c.attentionT || !c.attentionHead || !c.logColor || !c.maxPos ||
-      !c.probeTarget || !c.probeSet || !c.diagnosticsTarget)
-    return QObject::tr("internal: a view's settings control is missing from the window");
   const ViewSettings& v = s.views;
   for (const QString& problem :
-       {checkChoice(c.lagCount, "views.kernel.lags", v.kernel.lagCount),
-        checkChoice(c.attentionT, "views.attention.T", v.attention.T),
-        checkChoice(c.maxPos, "views.norms.max_position", v.norms.maxPos),
-        checkChoice(c.probeTarget, "views.probe.target", v.probe.target),
-        checkChoice(c.diagnosticsTarget, "views.diagnostics.target", v.diagnostics.target)})
+       {checkChoice(KernelView::lagCounts(), "views.kernel.lags", v.kernel.lagCount),
+        checkChoice(AttentionView::lengths(), "views.attention.T", v.attention.T),
+        checkChoice(NormsView::maxPositions(), "views.norms.max_position", v.norms.maxPos),
+        checkChoice(ProbeView::targets(), "views.probe.target", v.probe.target),
+        checkChoice(DiagnosticsView::targets(), "views.diagnostics.target", v.diagnostics.target)})
     if (!problem.isEmpty()) return problem;
   if (v.kernel.overlay.size() > static_cast<size_t>(kMaxKernelOverlays))
     return QObject::tr(
@@ -458,7 +421,7 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error) {
     return false;
   }
   // One Edit > Undo step takes the explorer back to where it was before the load.
-  auto* undo = w.findChild<ParameterUndo*>();
+  ParameterUndo* undo = w.editViewMenus() ? w.editViewMenus()->undo() : nullptr;
   if (undo) undo->stack()->beginMacro(QObject::tr("Load state"));
   ParameterPanel* params = w.parameters();
   params->setFamily(s.family);
@@ -466,21 +429,12 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error) {
     params->setValue(name, value);
   if (undo) undo->stack()->endMacro();
 
-  const ViewControls c = findControls(w);
   const ViewSettings& v = s.views;
-  c.lagCount->setCurrentIndex(c.lagCount->findData(static_cast<int>(v.kernel.lagCount)));
-  c.logLag->setChecked(v.kernel.logLag);
-  w.kernelView()->setOverlay(v.kernel.overlay);
-  c.attentionT->setCurrentIndex(c.attentionT->findData(static_cast<int>(v.attention.T)));
-  // The view narrows the range to the family's heads when its next result arrives.
-  c.attentionHead->setMaximum(
-      std::max<int>(c.attentionHead->maximum(), static_cast<int>(v.attention.head)));
-  c.attentionHead->setValue(static_cast<int>(v.attention.head));
-  c.logColor->setChecked(v.attentionLogColor);
-  c.maxPos->setCurrentIndex(c.maxPos->findData(static_cast<int>(v.norms.maxPos)));
-  c.probeTarget->setCurrentText(q(v.probe.target));
-  c.probeSet->setCurrentIndex(v.probe.familyOnly ? 1 : 0);
-  c.diagnosticsTarget->setCurrentText(q(v.diagnostics.target));
+  w.kernelView()->setSettings(v.kernel);
+  w.attentionView()->setSettings({v.attention, v.attentionLogColor});
+  w.normsView()->setSettings(v.norms);
+  w.probeView()->setSettings(v.probe);
+  w.diagnosticsView()->setSettings(v.diagnostics);
   w.showView(*parseWindowView(q(s.tab)));
   return true;
 }

@@ -169,4 +169,15 @@ bool TaskOptionsForm::write(poslab::TaskConfig& config, QString* error) const {
   return true;
 }
 
+TaskOptionValues TaskOptionsForm::values() const {
+  TaskOptionValues v;
+  v.taskId = config_.id;
+  poslab::TaskConfig written = config_;
+  if (!write(written, &v.error)) return v;
+  if (kernel_) v.kernel = written.kernel;
+  if (textFile_) v.textFile = written.textFile;
+  v.options = written.options;
+  return v;
+}
+
 }  // namespace poslab::ui

@@ -8,8 +8,9 @@
 
 #include <vector>
 
-#include "tasks/task_config.h"   // plain data, no torch
-#include "tasks/task_options.h"  // plain data, no torch
+#include "tasks/task_config.h"        // plain data, no torch
+#include "tasks/task_options.h"       // plain data, no torch
+#include "training/training_setup.h"  // TaskOptionValues
 
 class QCheckBox;
 class QComboBox;
@@ -32,6 +33,8 @@ class TaskOptionsForm : public QWidget {
   // id must be this form's task). False, with *error naming the option, for text that is not a
   // number; core checks ranges and combinations when the run is built.
   bool write(poslab::TaskConfig& config, QString* error) const;
+  // What the form holds, as plain values (write's result, and its error).
+  TaskOptionValues values() const;
   const std::string& taskId() const { return config_.id; }
 
  Q_SIGNALS:

@@ -1,0 +1,241 @@
+#include "training/training_setup_form.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QLocale>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QValidator>
+
+#include <algorithm>
+
+#include "bridge/catalog.h"
+#include "training/task_options_form.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr int kFamilyListHeight = 150;  // ~6 rows: room for the options below at 860 px
+
+// QDoubleSpinBox rounds what it is given to its decimals; this one keeps kFormDecimals (enough for
+// any lr a setup names, e.g. 2.5e-5) and shows the shortest text that reads back as the same
+// number ("2.5e-05", "0.003"), so a loaded value is exactly what the runs train with.
+class PreciseSpinBox : public QDoubleSpinBox {
+ public:
+  explicit PreciseSpinBox(QWidget* parent) : QDoubleSpinBox(parent) { setDecimals(kFormDecimals); }
+  QString textFromValue(double v) const override {
+    return locale().toString(v, 'g', QLocale::FloatingPointShortest);
+  }
+  double valueFromText(const QString& text) const override {
+    return locale().toDouble(text.trimmed());
+  }
+  QValidator::State validate(QString& text, int&) const override {
+    bool ok = false;
+    const double v = locale().toDouble(text.trimmed(), &ok);
+    return ok && v >= minimum() && v <= maximum() ? QValidator::Acceptable
+                                                  : QValidator::Intermediate;
+  }
+};
+
+// A spin box for the form's value at `path` in the experiment JSON, with the range formRange has.
+QSpinBox* makeSpin(QWidget* parent, const char* name, const char* path, int value,
+                   const QString& tip = {}) {
+  const FormRange r = formRange(path);
+  auto* box = new QSpinBox(parent);
+  box->setObjectName(name);
+  box->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
+  box->setValue(value);
+  if (!tip.isEmpty()) box->setToolTip(tip);
+  return box;
+}
+
+QDoubleSpinBox* makeReal(QWidget* parent, const char* name, const char* path, double value) {
+  const FormRange r = formRange(path);
+  auto* box = new PreciseSpinBox(parent);
+  box->setObjectName(name);
+  box->setRange(r.min, r.max);
+  box->setValue(value);
+  return box;
+}
+}  // namespace
+
+TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
+  const TrainingFormSettings defaults;
+  setupTask_.id = defaults.task;
+  auto* form = new QFormLayout(this);
+  task_ = new QComboBox(this);
+  task_->setObjectName("task");
+  for (const auto& id : trainingTaskIds()) task_->addItem(QString::fromStdString(id));
+  task_->setCurrentText(QString::fromStdString(defaults.task));
+  form->addRow(tr("task"), task_);
+  auto* taskBox = new QGroupBox(tr("task options"), this);
+  auto* taskBoxLayout = new QVBoxLayout(taskBox);
+  taskOptions_ = new TaskOptionsForm(taskBox);
+  taskOptions_->setObjectName("taskOptions");
+  taskBoxLayout->addWidget(taskOptions_);
+  form->addRow(taskBox);
+
+  families_ = new QListWidget(this);
+  families_->setObjectName("trainFamilies");
+  families_->setToolTip(tr("Check 1-4 families; they train on identical batches"));
+  for (const auto& f : familyCatalog()) {
+    auto* item = new QListWidgetItem(QString::fromStdString(f.id), families_);
+    const bool on = std::find(defaults.families.begin(), defaults.families.end(), f.id) !=
+                    defaults.families.end();
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+  }
+  families_->setMaximumHeight(kFamilyListHeight);
+  form->addRow(tr("families"), families_);
+
+  steps_ = makeSpin(this, "steps", "config.run.steps", static_cast<int>(defaults.steps));
+  form->addRow(tr("steps"), steps_);
+  lr_ = makeReal(this, "lr", "config.optim.lr", defaults.lr);
+  lr_->setSingleStep(1e-4);
+  form->addRow(tr("peak lr"), lr_);
+  seed_ = makeSpin(this, "seed", "config.run.seed", static_cast<int>(defaults.seed));
+  form->addRow(tr("seed"), seed_);
+  trainLength_ = makeSpin(this, "trainLength", "config.task.train_length",
+                          static_cast<int>(defaults.trainLength));
+  form->addRow(tr("train length"), trainLength_);
+  batch_ = makeSpin(this, "batch", "config.optim.batch", static_cast<int>(defaults.batch));
+  form->addRow(tr("batch"), batch_);
+  evalLengths_ = new QLineEdit(defaults.evalLengths, this);
+  evalLengths_->setObjectName("evalLengths");
+  evalLengths_->setToolTip(tr("Comma-separated evaluation lengths, e.g. 64,256,1024"));
+  form->addRow(tr("eval lengths"), evalLengths_);
+  evalEvery_ =
+      makeSpin(this, "evalEvery", "config.run.eval_every", static_cast<int>(defaults.evalEvery),
+               tr("Evaluate (and refresh the maps and samples) every N steps; 0: at the end"));
+  evalEvery_->setSpecialValueText(tr("at the end"));
+  form->addRow(tr("eval every"), evalEvery_);
+  evalSequences_ =
+      makeSpin(this, "evalSequences", "config.run.eval_sequences",
+               static_cast<int>(defaults.evalSequences), tr("Sequences per evaluation length"));
+  form->addRow(tr("eval sequences"), evalSequences_);
+
+  auto* modelBox = new QGroupBox(tr("model"), this);
+  auto* modelForm = new QFormLayout(modelBox);
+  dModel_ = makeSpin(modelBox, "dModel", "config.model.d_model", static_cast<int>(defaults.dModel),
+                     tr("Residual width C; must be a multiple of heads"));
+  heads_ = makeSpin(modelBox, "heads", "config.model.heads", static_cast<int>(defaults.heads),
+                    tr("Attention heads H; head size C / H"));
+  layers_ = makeSpin(modelBox, "layers", "config.model.layers", static_cast<int>(defaults.layers),
+                     tr("Transformer blocks"));
+  positionLrScale_ = makeReal(modelBox, "positionLrScale", "config.optim.position_lr_scale",
+                              defaults.positionLrScale);
+  positionLrScale_->setToolTip(
+      tr("Position parameters (gamma, eta, gates, ...) train at lr times this"));
+  modelForm->addRow(tr("d_model"), dModel_);
+  modelForm->addRow(tr("heads"), heads_);
+  modelForm->addRow(tr("layers"), layers_);
+  modelForm->addRow(tr("position lr ×"), positionLrScale_);
+  form->addRow(modelBox);
+
+  connect(task_, &QComboBox::currentTextChanged, this, &TrainingSetupForm::onTaskChanged);
+  connect(trainLength_, &QSpinBox::valueChanged, this, [this] {
+    taskOptions_->setContext(trainLength_->value(), modelHeadDim());
+    Q_EMIT sampleLengthsChanged();
+  });
+  // kernel-lm's default omega follows the model's head size (the trainer sets it from the model).
+  for (QSpinBox* box : {dModel_, heads_})
+    connect(box, &QSpinBox::valueChanged, this,
+            [this] { taskOptions_->setContext(trainLength_->value(), modelHeadDim()); });
+  connect(evalLengths_, &QLineEdit::textChanged, this, &TrainingSetupForm::sampleLengthsChanged);
+  onTaskChanged();
+}
+
+TrainingFormSettings TrainingSetupForm::settings() const {
+  TrainingFormSettings s;
+  s.task = task_->currentText().toStdString();
+  s.families.clear();
+  for (int i = 0; i < families_->count(); ++i)
+    if (families_->item(i)->checkState() == Qt::Checked)
+      s.families.push_back(families_->item(i)->text().toStdString());
+  s.steps = steps_->value();
+  s.lr = lr_->value();
+  s.seed = static_cast<uint64_t>(seed_->value());
+  s.trainLength = trainLength_->value();
+  s.batch = batch_->value();
+  s.evalLengths = evalLengths_->text();
+  s.evalEvery = evalEvery_->value();
+  s.evalSequences = evalSequences_->value();
+  s.dModel = dModel_->value();
+  s.heads = heads_->value();
+  s.layers = layers_->value();
+  s.positionLrScale = positionLrScale_->value();
+  s.taskOptions = taskOptions_->values();
+  return s;
+}
+
+void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
+  task_->setCurrentText(QString::fromStdString(s.task));
+  selectFamilies(s.families);
+  steps_->setValue(static_cast<int>(s.steps));
+  lr_->setValue(s.lr);
+  seed_->setValue(static_cast<int>(s.seed));
+  trainLength_->setValue(static_cast<int>(s.trainLength));
+  batch_->setValue(static_cast<int>(s.batch));
+  dModel_->setValue(static_cast<int>(s.dModel));
+  heads_->setValue(static_cast<int>(s.heads));
+  layers_->setValue(static_cast<int>(s.layers));
+  positionLrScale_->setValue(s.positionLrScale);
+  evalEvery_->setValue(static_cast<int>(s.evalEvery));
+  evalSequences_->setValue(static_cast<int>(s.evalSequences));
+  // The settings' options (the task box may not have changed).
+  poslab::TaskConfig t = shownTask(s.task);
+  const TaskOptionValues& v = s.taskOptions;
+  if (v.taskId == s.task) {
+    if (v.kernel) t.kernel = *v.kernel;
+    if (v.textFile) t.textFile = *v.textFile;
+    t.options = v.options;
+  }
+  taskOptions_->setConfig(t);
+  evalLengths_->setText(s.evalLengths);
+}
+
+bool TrainingSetupForm::selectFamilies(const std::vector<std::string>& ids) {
+  for (const auto& id : ids)
+    if (families_->findItems(QString::fromStdString(id), Qt::MatchExactly).isEmpty()) return false;
+  for (int i = 0; i < families_->count(); ++i) {
+    QListWidgetItem* item = families_->item(i);
+    const bool on = std::find(ids.begin(), ids.end(), item->text().toStdString()) != ids.end();
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+  }
+  return true;
+}
+
+std::vector<long long> TrainingSetupForm::sampleLengths() const {
+  std::vector<long long> lengths{trainLength_->value()};
+  if (auto evals = parseEvalLengths(evalLengths_->text()))
+    lengths.insert(lengths.end(), evals->begin(), evals->end());
+  return lengths;
+}
+
+long long TrainingSetupForm::modelHeadDim() const {
+  return std::max(1, dModel_->value() / std::max(1, heads_->value()));
+}
+
+poslab::TaskConfig TrainingSetupForm::shownTask(const std::string& id) const {
+  poslab::TaskConfig t;
+  if (id == setupTask_.id) {
+    t = setupTask_;
+  } else {
+    t.id = id;
+    const auto kernels = taskKernelChoices(id);
+    if (!kernels.empty()) t.kernel = kernels.front();  // mixed_raw / phase, as the CLI
+  }
+  t.trainLength = trainLength_->value();
+  t.headDim = modelHeadDim();  // as the trainer does: kernel-lm's omega follows the head size
+  return t;
+}
+
+void TrainingSetupForm::onTaskChanged() {
+  taskOptions_->setConfig(shownTask(task_->currentText().toStdString()));
+}
+
+}  // namespace poslab::ui
