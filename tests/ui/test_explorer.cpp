@@ -146,6 +146,42 @@ class TestExplorer : public QObject {
     QVERIFY(std::abs(valueAt(g, 100) - std::cos(omega * 100)) < 1e-12);
   }
 
+  // Issue #16 section 3: controls are labelled with symbols, switches are check boxes, and a
+  // parameter without effect (base while pin ω is on) is disabled with the reason under it;
+  // switching pin ω off enables it again, and the kernel follows the check box.
+  void parametersShowSymbolsSwitchesAndWhyTheyAreOff() {
+    select("jordan-exact", WindowView::Kernel);
+    ParameterPanel* p = window_->parameters();
+    auto* gammaLabel = p->findChild<QLabel*>("label_gamma");
+    QVERIFY(gammaLabel);
+    QCOMPARE(gammaLabel->text(), QStringLiteral("γ"));
+    QVERIFY(gammaLabel->toolTip().contains("gamma"));
+    QVERIFY(gammaLabel->toolTip().contains("range [0, 10]"));
+    auto* pin = p->findChild<QCheckBox*>("param_pin_omega");
+    QVERIFY2(pin, "pin_omega is an on/off switch: a check box");
+    QVERIFY(!pin->isChecked());
+    auto* base = p->findChild<QDoubleSpinBox*>("param_base");
+    auto* reason = p->findChild<QLabel*>("reason_base");
+    QVERIFY(base && reason);
+    QVERIFY(base->isEnabled());
+    QVERIFY(reason->isHidden());
+    pin->setChecked(true);
+    QCOMPARE(p->values().at("pin_omega"), 1.0);
+    QVERIFY(!base->isEnabled());
+    QVERIFY(!reason->isHidden());
+    QVERIFY(reason->text().contains("pin ω"));
+    QCOMPARE(p->noEffectReason("base"), reason->text().mid(QStringLiteral("no effect: ").size()));
+    settle(ExplorerView::Kernel);
+    QVERIFY(window_->controller()->lastError().isEmpty());
+    pin->setChecked(false);
+    QVERIFY(base->isEnabled());
+    QVERIFY(p->noEffectReason("base").isEmpty());
+    // Setting the value programmatically (sessions, undo) moves the check box too.
+    QVERIFY(p->setValue("pin_omega", 1));
+    QVERIFY(pin->isChecked());
+    QVERIFY(!base->isEnabled());
+  }
+
   // head_dim = 15 cannot be rotated in pairs: core says so; the last good plot stays.
   void invalidParameterShowsErrorAndKeepsPlot() {
     select("rope", WindowView::Kernel);

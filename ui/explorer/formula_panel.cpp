@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "math/formula_markup.h"
 #include "math/formula_render.h"
 
 namespace poslab::ui {
@@ -57,7 +58,7 @@ void FormulaPanel::showFamily(const FamilyDescription& f) {
   }
   const QString html = QStringLiteral("<h3>%1</h3><p>%2</p><p>%3</p>")
                            .arg(QString::fromStdString(f.title).toHtmlEscaped(), lines,
-                                QString::fromStdString(f.summary).toHtmlEscaped());
+                                formulaToHtml(*parseFormula(QString::fromStdString(f.summary))));
   text_->setHtml(html);
 }
 

@@ -1,5 +1,6 @@
 #include "explorer/parameter_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -12,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include "math/formula_markup.h"
 
 namespace poslab::ui {
 
@@ -96,6 +99,10 @@ bool ParameterPanel::setFamily(const std::string& id) {
 bool ParameterPanel::setValue(const std::string& name, double value) {
   for (Row& r : rows_) {
     if (r.spec.name != name) continue;
+    if (r.toggle) {
+      r.toggle->setChecked(std::lround(value) != 0);  // emits through its handler
+      return true;
+    }
     if (r.integer) {
       r.integer->setValue(static_cast<int>(std::lround(value)));  // emits through its handler
       return true;
@@ -106,7 +113,7 @@ bool ParameterPanel::setValue(const std::string& name, double value) {
       r.real->setValue(r.value);
       r.slider->setValue(sliderPosition(r, r.value));
     }
-    Q_EMIT valuesChanged();
+    valueEdited();
     return true;
   }
   return false;
@@ -127,23 +134,79 @@ void ParameterPanel::rebuildRows() {
   if (!f) return;
   rows_.reserve(f->params.size());
   for (const ParamSpec& spec : f->params) addRow(spec);
+  updateEffects();
+}
+
+QString ParameterPanel::noEffectReason(const std::string& name) const {
+  const auto current = values();
+  for (const Row& r : rows_)
+    if (r.spec.name == name) return QString::fromStdString(poslab::noEffectReason(r.spec, current));
+  return {};
+}
+
+void ParameterPanel::valueEdited() {
+  updateEffects();
+  Q_EMIT valuesChanged();
+}
+
+void ParameterPanel::updateEffects() {
+  const auto current = values();
+  for (Row& r : rows_) {
+    const QString why = QString::fromStdString(poslab::noEffectReason(r.spec, current));
+    const bool active = why.isEmpty();
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{r.slider, r.real, r.integer, r.toggle, r.label})
+      if (w) w->setEnabled(active);
+    r.reason->setText(tr("no effect: %1").arg(why));
+    r.reason->setVisible(!active);
+  }
 }
 
 void ParameterPanel::addRow(const ParamSpec& spec) {
   const int line = grid_->rowCount();
   const QString name = QString::fromStdString(spec.name);
+  const QString symbol =
+      formulaToHtml(*parseFormula(QString::fromStdString(paramSymbol(spec.name))));
   const QString tip =
-      QString::fromStdString(spec.description) + tr("\nrange [%1, %2], default %3")
-                                                     .arg(spec.min, 0, 'g', 6)
-                                                     .arg(spec.max, 0, 'g', 6)
-                                                     .arg(spec.defaultValue, 0, 'g', 6);
-  auto* label = new QLabel(name, rowsHost_);
-  label->setToolTip(tip);
-  grid_->addWidget(label, line, 0);
-
+      QStringLiteral("<b>%1</b> &nbsp;<code>%2</code><br>%3<br>")
+          .arg(symbol, name.toHtmlEscaped(),
+               QString::fromStdString(spec.description).toHtmlEscaped()) +
+      (spec.isSwitch()
+           ? tr("on (1) or off (0), default %1").arg(spec.defaultValue != 0 ? tr("on") : tr("off"))
+           : tr("range [%1, %2], default %3")
+                 .arg(spec.min, 0, 'g', 6)
+                 .arg(spec.max, 0, 'g', 6)
+                 .arg(spec.defaultValue, 0, 'g', 6));
   Row row;
   row.spec = spec;
   row.value = spec.defaultValue;
+  row.label = new QLabel(symbol, rowsHost_);
+  row.label->setObjectName("label_" + name);
+  row.label->setTextFormat(Qt::RichText);
+  row.label->setToolTip(tip);
+  grid_->addWidget(row.label, line, 0);
+  // The reason line under the row, shown only while the parameter has no effect.
+  row.reason = new QLabel(rowsHost_);
+  row.reason->setObjectName("reason_" + name);
+  row.reason->setWordWrap(true);
+  row.reason->setStyleSheet(QStringLiteral("color: palette(mid); font-style: italic;"));
+  row.reason->setVisible(false);
+  grid_->addWidget(row.reason, line + 1, 0, 1, 3);
+
+  if (spec.isSwitch()) {
+    row.toggle = new QCheckBox(rowsHost_);
+    row.toggle->setObjectName("param_" + name);
+    row.toggle->setChecked(spec.defaultValue != 0);
+    row.toggle->setToolTip(tip);
+    grid_->addWidget(row.toggle, line, 1, 1, 2);
+    rows_.push_back(row);
+    const size_t index = rows_.size() - 1;
+    connect(row.toggle, &QCheckBox::toggled, this, [this, index](bool on) {
+      rows_[index].value = on ? 1 : 0;
+      valueEdited();
+    });
+    return;
+  }
   if (spec.integer) {
     row.integer = new QSpinBox(rowsHost_);
     row.integer->setObjectName("param_" + name);
@@ -157,7 +220,7 @@ void ParameterPanel::addRow(const ParamSpec& spec) {
     const size_t index = rows_.size() - 1;
     connect(row.integer, &QSpinBox::valueChanged, this, [this, index](int value) {
       rows_[index].value = value;
-      Q_EMIT valuesChanged();
+      valueEdited();
     });
     return;
   }
@@ -166,7 +229,7 @@ void ParameterPanel::addRow(const ParamSpec& spec) {
   row.slider = new QSlider(Qt::Horizontal, rowsHost_);
   row.slider->setObjectName("slider_" + name);
   row.slider->setRange(0, kSliderSteps);
-  row.slider->setToolTip(tip + (row.logSlider ? tr("\n(log-scaled slider)") : QString()));
+  row.slider->setToolTip(tip + (row.logSlider ? tr("<br>(log-scaled slider)") : QString()));
   row.real = new CompactSpinBox(rowsHost_);
   row.real->setObjectName("param_" + name);
   row.real->setDecimals(kStoredDecimals);
@@ -187,7 +250,7 @@ void ParameterPanel::addRow(const ParamSpec& spec) {
     const QSignalBlocker block(r.real);
     r.value = sliderValue(r, position);
     r.real->setValue(r.value);
-    Q_EMIT valuesChanged();
+    valueEdited();
   });
   connect(row.slider, &QSlider::sliderPressed, this, &ParameterPanel::dragStarted);
   connect(row.slider, &QSlider::sliderReleased, this, &ParameterPanel::dragFinished);
@@ -196,7 +259,7 @@ void ParameterPanel::addRow(const ParamSpec& spec) {
     const QSignalBlocker block(r.slider);
     r.value = value;
     r.slider->setValue(sliderPosition(r, value));
-    Q_EMIT valuesChanged();
+    valueEdited();
   });
 }
 

@@ -1,6 +1,9 @@
 // The family selector and one control row per parameter of the chosen family, built from its
-// ParamSpec list: a slider plus a spin box (log-scaled slider for wide positive ranges), or a
-// plain spin box for integers. Tooltips carry the spec's description.
+// ParamSpec list: a slider plus a spin box (log-scaled slider for wide positive ranges), a plain
+// spin box for integers, a check box for on/off switches (pin ω). Rows are labelled with the
+// parameter's symbol (γ, ω, η, g_FJ); the tooltip gives its name, meaning and range. A parameter
+// that has no effect under the current values (ParamSpec::noEffectWhen) is disabled, and the
+// reason is shown under it.
 #pragma once
 
 #include <QWidget>
@@ -11,9 +14,11 @@
 
 #include "bridge/catalog.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QGridLayout;
+class QLabel;
 class QSlider;
 class QSpinBox;
 
@@ -37,6 +42,8 @@ class ParameterPanel : public QWidget {
   bool setValue(const std::string& name, double value);
   // True while the user holds a slider down (a drag: its changes form one undo step).
   bool dragging() const;
+  // Why `name` has no effect now (its control is disabled), or empty when it has one.
+  QString noEffectReason(const std::string& name) const;
 
  Q_SIGNALS:
   void familyChanged();
@@ -52,6 +59,9 @@ class ParameterPanel : public QWidget {
     QSlider* slider = nullptr;
     QDoubleSpinBox* real = nullptr;
     QSpinBox* integer = nullptr;
+    QCheckBox* toggle = nullptr;  // on/off switches (ParamSpec::isSwitch)
+    QLabel* label = nullptr;
+    QLabel* reason = nullptr;  // shown while the parameter has no effect
     bool logSlider = false;
     double logLow = 0;  // smallest value the log slider reaches above its zero end
     // The value itself, kept exactly: the spin box rounds to its decimals, and a default such as
@@ -61,6 +71,9 @@ class ParameterPanel : public QWidget {
 
   void rebuildRows();
   void addRow(const ParamSpec& spec);
+  // Enables or disables every row by ParamSpec::noEffectWhen under the current values.
+  void updateEffects();
+  void valueEdited();  // a control changed a value: effects, then valuesChanged
   int sliderPosition(const Row& row, double value) const;
   double sliderValue(const Row& row, int position) const;
 

@@ -212,4 +212,25 @@ QString formulaCanonical(const FormulaNode& node) {
   return {};
 }
 
+QString formulaToHtml(const FormulaNode& node) {
+  switch (node.kind) {
+    case FormulaNode::Kind::Text:
+      return node.text.toHtmlEscaped();
+    case FormulaNode::Kind::Group: {
+      QString out;
+      for (const auto& c : node.children) out += formulaToHtml(*c);
+      return out;
+    }
+    case FormulaNode::Kind::Scripted: {
+      QString out = formulaToHtml(*node.children[0]);
+      if (node.sub) out += "<sub>" + formulaToHtml(*node.sub) + "</sub>";
+      if (node.sup) out += "<sup>" + formulaToHtml(*node.sup) + "</sup>";
+      return out;
+    }
+    case FormulaNode::Kind::Fraction:
+      return formulaToHtml(*node.children[0]) + "/" + formulaToHtml(*node.children[1]);
+  }
+  return {};
+}
+
 }  // namespace poslab::ui

@@ -35,4 +35,7 @@ std::unique_ptr<FormulaNode> parseFormula(const QString& markup);
 // (x_b -> x_{b}), literal marks escaped. parseFormula(formulaCanonical(t)) gives the same tree.
 QString formulaCanonical(const FormulaNode& node);
 
+// The tree as Qt rich text for one-line labels: <sub>, <sup>, fractions as a/b, text escaped.
+QString formulaToHtml(const FormulaNode& node);
+
 }  // namespace poslab::ui
