@@ -13,11 +13,13 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QUndoStack>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
+#include "help/view_help.h"
 #include "main_window.h"
 #include "menus/edit_view_menus.h"
 #include "training/training_panel.h"
@@ -159,6 +161,7 @@ class TestUndoShortcuts : public QObject {
     QCOMPARE(action("actionStep")->shortcut(), QKeySequence("Ctrl+."));
     QCOMPARE(action("actionReset")->shortcut(), QKeySequence("Ctrl+R"));
     QCOMPARE(action("actionShortcuts")->shortcut(), QKeySequence("F1"));
+    QCOMPARE(action("actionWhatAmILookingAt")->shortcut(), QKeySequence("Shift+F1"));
     // Each is in a menu (where its shortcut is shown) and no key is used twice.
     QSet<QString> seen;
     for (QAction* a : window_->findChildren<QAction*>()) {
@@ -215,6 +218,27 @@ class TestUndoShortcuts : public QObject {
     QVERIFY(!panel->isPlaying());
     QTest::keyClick(window_, Qt::Key_R, Qt::ControlModifier);
     QTRY_COMPARE_WITH_TIMEOUT(panel->stepCount(), 0LL, kWaitMs);
+  }
+
+  // Issue #16 section 3: Shift+F1 explains the current tab; every tab has its own note.
+  void whatAmILookingAtExplainsTheCurrentTab() {
+    const QStringList titles = {"Kernel & basis", "Attention map", "Feature norms",
+                                "Kernel probe",   "PJ diagnostics", "Live training"};
+    for (int v = 0; v < titles.size(); ++v) {
+      const QString md = viewHelpMarkdown(static_cast<WindowView>(v));
+      QVERIFY2(md.startsWith("# " + titles[v] + ": what am I looking at?"), qPrintable(md.left(60)));
+      QVERIFY(md.size() > 400);
+    }
+    window_->showView(WindowView::Norms);
+    action("actionWhatAmILookingAt")->trigger();
+    auto* text = window_->findChild<QTextBrowser*>("viewHelpText");
+    QVERIFY(text);
+    QVERIFY(text->isVisible());
+    QVERIFY(text->toPlainText().contains("Feature norms"));
+    window_->showView(WindowView::Probe);
+    action("actionWhatAmILookingAt")->trigger();
+    QCOMPARE(window_->findChildren<QTextBrowser*>("viewHelpText").size(), 1);  // one window, reused
+    QVERIFY(text->toPlainText().contains("Kernel probe"));
   }
 
   void shortcutsDialogListsEveryMenuShortcut() {

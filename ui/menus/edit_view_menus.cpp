@@ -35,6 +35,7 @@
 #include "explorer/probe_view.h"
 #include "export/plot_export.h"
 #include "export/run_report.h"
+#include "help/view_help.h"
 #include "main_window.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
@@ -225,6 +226,11 @@ void EditViewMenus::buildHelpMenu() {
   QAction* keys = makeAction(help, "actionShortcuts", tr("&Keyboard shortcuts"));
   keys->setShortcut(QKeySequence(Qt::Key_F1));
   connect(keys, &QAction::triggered, this, [this] { showShortcutsDialog(); });
+  QAction* what = makeAction(help, "actionWhatAmILookingAt", tr("&What am I looking at?"));
+  what->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
+  what->setStatusTip(tr("A short note on the current tab"));
+  connect(what, &QAction::triggered, this,
+          [this] { showViewHelp(window_, window_->currentView()); });
 }
 
 void EditViewMenus::onTabChanged() {
