@@ -12,8 +12,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QUndoStack>
 #include <QTextBrowser>
+#include <QUndoStack>
 #include <QtTest>
 
 #include "explorer/explorer_controller.h"
@@ -222,11 +222,12 @@ class TestUndoShortcuts : public QObject {
 
   // Issue #16 section 3: Shift+F1 explains the current tab; every tab has its own note.
   void whatAmILookingAtExplainsTheCurrentTab() {
-    const QStringList titles = {"Kernel & basis", "Attention map", "Feature norms",
+    const QStringList titles = {"Kernel & basis", "Attention map",  "Feature norms",
                                 "Kernel probe",   "PJ diagnostics", "Live training"};
     for (int v = 0; v < titles.size(); ++v) {
       const QString md = viewHelpMarkdown(static_cast<WindowView>(v));
-      QVERIFY2(md.startsWith("# " + titles[v] + ": what am I looking at?"), qPrintable(md.left(60)));
+      QVERIFY2(md.startsWith("# " + titles[v] + ": what am I looking at?"),
+               qPrintable(md.left(60)));
       QVERIFY(md.size() > 400);
     }
     window_->showView(WindowView::Norms);
