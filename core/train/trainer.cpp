@@ -14,6 +14,7 @@
 #include "model/pin_check.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
+#include "train/checkpoint_file.h"
 #include "train/run_limits.h"
 #include "util/error.h"
 
@@ -26,7 +27,6 @@ namespace {
 long long evaluationPasses(const Task& task, long long length) {
   return 1 + static_cast<long long>(task.accuracyDistances(length).size());
 }
-constexpr const char* kCheckpointFormat = "poslab-checkpoint-1";
 constexpr uint64_t kTrainStream = 0;
 constexpr uint64_t kEvalStream = 1'000'003;
 constexpr uint64_t kSampleStream = 2'000'003;
@@ -444,18 +444,8 @@ void Trainer::saveCheckpoint(const std::string& path) const {
 }
 
 std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
-  const std::string data = readInputFile(path, "checkpoint", kMaxCheckpointBytes);
-  const std::vector<char> bytes(data.begin(), data.end());
-  c10::IValue root;
-  try {
-    root = torch::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    throw Error("checkpoint " + path + " is not a PosLab checkpoint (unreadable)");
-  }
-  if (!root.isGenericDict()) throw Error("checkpoint " + path + " is not a PosLab checkpoint");
-  auto dict = root.toGenericDict();
-  if (!dict.contains("format") || dict.at("format").toStringRef() != kCheckpointFormat)
-    throw Error("checkpoint " + path + " has an unknown format");
+  // Checked before and after unpickling (checkpoint_file.h): types, tensors inside their storage.
+  auto dict = readCheckpointDict(path);
   TrainConfig cfg;
   try {
     cfg = nlohmann::json::parse(dict.at("config").toStringRef()).get<TrainConfig>();
