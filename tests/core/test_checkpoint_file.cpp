@@ -48,7 +48,10 @@ TEST(PickleCheck, RefusesStreamsTheUnpicklerWouldTrust) {
       {"\x80\x02Nr\x00\x00\x00\x10."s, "skips memo ids"},  // memo id 2^28: a 4 GB memo table
       {"\x80\x02h\x00."s, "never stored"},                 // BINGET of nothing
       {"\x80\x02}q\x00h\x00."s, "shares a container"},     // a dict that could contain itself
-      {"\x80\x02cos\nsystem\n."s, "os.system"},            // a global no checkpoint uses
+      // A global no checkpoint uses (split: "\x02c" would be one hex escape).
+      {"\x80\x02"
+       "cos\nsystem\n."s,
+       "os.system"},
       {"\x80\x02NN."s, "no single value"},
       {"\x80\x02N"s, "without STOP"},
       {"\x80\x03N."s, "protocol 2"},
