@@ -56,7 +56,10 @@ int main(int argc, char** argv) {
     if (panel->runCount() != 0) soak::fail("cycle " + std::to_string(cycle) + ": runs kept");
     if (cycle % 100 == 0) panel.reset();  // the panel's own teardown, every 100 cycles
     rss.afterCycle(cycle);
-    if (cycle % 100 == 0) std::printf("cycle %d\n", cycle);
+    if (cycle % 100 == 0) {
+      std::printf("cycle %d: RSS %.1f MiB\n", cycle, soak::residentBytes() / double(1 << 20));
+      std::fflush(stdout);
+    }
   }
   panel.reset();
   rss.check("training panel soak");

@@ -60,7 +60,11 @@ int main(int argc, char** argv) {
     waitFor([&] { return worker.stepCount() == 0; }, "the reset", cycle);
     worker.stop();
     rss.afterCycle(cycle);
-    if (cycle % 100 == 0) std::printf("cycle %d: %lld snapshots so far\n", cycle, snapshots.load());
+    if (cycle % 100 == 0) {
+      std::printf("cycle %d: %lld snapshots so far, RSS %.1f MiB\n", cycle, snapshots.load(),
+                  soak::residentBytes() / double(1 << 20));
+      std::fflush(stdout);
+    }
   }
   if (snapshots.load() < 2LL * cycles) soak::fail("too few snapshots reported");
   rss.check("worker soak");
