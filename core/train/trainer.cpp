@@ -14,6 +14,7 @@
 #include "model/pin_check.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
+#include "train/checkpoint_file.h"
 #include "train/run_limits.h"
 #include "util/error.h"
 
@@ -26,7 +27,6 @@ namespace {
 long long evaluationPasses(const Task& task, long long length) {
   return 1 + static_cast<long long>(task.accuracyDistances(length).size());
 }
-constexpr const char* kCheckpointFormat = "poslab-checkpoint-1";
 constexpr uint64_t kTrainStream = 0;
 constexpr uint64_t kEvalStream = 1'000'003;
 constexpr uint64_t kSampleStream = 2'000'003;
@@ -444,34 +444,40 @@ void Trainer::saveCheckpoint(const std::string& path) const {
 }
 
 std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
-  const std::string data = readInputFile(path, "checkpoint", kMaxCheckpointBytes);
-  const std::vector<char> bytes(data.begin(), data.end());
-  c10::IValue root;
-  try {
-    root = torch::pickle_load(bytes);
-  } catch (const std::exception& e) {
-    throw Error("checkpoint " + path + " is not a PosLab checkpoint (unreadable)");
-  }
-  if (!root.isGenericDict()) throw Error("checkpoint " + path + " is not a PosLab checkpoint");
-  auto dict = root.toGenericDict();
-  if (!dict.contains("format") || dict.at("format").toStringRef() != kCheckpointFormat)
-    throw Error("checkpoint " + path + " has an unknown format");
+  // Checked before and after unpickling (checkpoint_file.h): types, tensors inside their storage.
+  auto dict = readCheckpointDict(path);
   TrainConfig cfg;
   try {
     cfg = nlohmann::json::parse(dict.at("config").toStringRef()).get<TrainConfig>();
   } catch (const nlohmann::json::exception& e) {
     throw Error("checkpoint " + path + " has a malformed config: " + e.what());
+  } catch (const Error& e) {
+    throw Error("checkpoint " + path + " has an invalid config: " + e.what());
   }
-  auto trainer = std::make_unique<Trainer>(cfg);
+  std::unique_ptr<Trainer> trainer;
+  try {
+    trainer = std::make_unique<Trainer>(cfg);
+  } catch (const Error& e) {
+    throw Error("checkpoint " + path + ": " + e.what());
+  }
   State& s = *trainer->s_;
+  // Every tensor is checked against what this config builds before it is used: copy_ would
+  // broadcast a smaller tensor silently, and AdamW would fail only at the next step.
+  const auto tensorLike = [&](const c10::Dict<std::string, at::Tensor>& d, const std::string& key,
+                              const at::Tensor& like) -> at::Tensor {
+    if (!d.contains(key)) throw Error("checkpoint " + path + " lacks " + key);
+    at::Tensor t = d.at(key);
+    if (t.sizes() != like.sizes())
+      throw Error("checkpoint " + path + " is not a PosLab checkpoint (" + key + " has shape " +
+                  c10::str(t.sizes()) + ", the config needs " + c10::str(like.sizes()) + ")");
+    return t;
+  };
   auto weights = c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("model").toGenericDict());
   torch::NoGradGuard noGrad;
-  for (auto& p : s.model->named_parameters()) {
-    if (!weights.contains(p.key())) throw Error("checkpoint " + path + " lacks " + p.key());
-    p.value().copy_(weights.at(p.key()));
-  }
+  for (auto& p : s.model->named_parameters())
+    p.value().copy_(tensorLike(weights, p.key(), p.value()));
   for (auto& b : s.model->named_buffers())
-    if (weights.contains(b.key())) b.value().copy_(weights.at(b.key()));
+    if (weights.contains(b.key())) b.value().copy_(tensorLike(weights, b.key(), b.value()));
   auto optim =
       c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("optimizer").toGenericDict());
   const auto params = s.orderedParams();
@@ -479,12 +485,18 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
     const std::string& name = s.paramNames[i];
     if (!optim.contains("exp_avg." + name)) continue;
     auto st = std::make_unique<torch::optim::AdamWParamState>();
-    st->step(optim.at("step." + name).item<int64_t>());
-    st->exp_avg(optim.at("exp_avg." + name).to(s.device).clone());
-    st->exp_avg_sq(optim.at("exp_avg_sq." + name).to(s.device).clone());
+    const std::string stepKey = "step." + name;
+    if (!optim.contains(stepKey) || optim.at(stepKey).numel() != 1)
+      throw Error("checkpoint " + path + " lacks " + stepKey + " (one number)");
+    const int64_t step = optim.at(stepKey).item<int64_t>();
+    if (step < 0) throw Error("checkpoint " + path + " has a negative step." + name);
+    st->step(step);
+    st->exp_avg(tensorLike(optim, "exp_avg." + name, params[i]).to(s.device).clone());
+    st->exp_avg_sq(tensorLike(optim, "exp_avg_sq." + name, params[i]).to(s.device).clone());
     s.optimizer->state()[c10::guts::to_string(params[i].unsafeGetTensorImpl())] = std::move(st);
   }
   s.step = dict.at("step").toInt();
+  if (s.step < 0) throw Error("checkpoint " + path + " has a negative step");
   return trainer;
 }
 
