@@ -1,8 +1,8 @@
 // Soak of the GUI's training panel (issue #17 section 6), headless (QT_QPA_PLATFORM=offscreen),
 // driven only through its public interface: N cycles (default 1000) of
 //   play (until a step is shown) -> pause -> step once -> reset -> stop
-// where stop is loading the setup again (setExperiment drops the runs: their workers stop and
-// join), and every 100 cycles the panel itself is destroyed and rebuilt. Two families train side
+// (stop ends and drops the runs: their workers stop and join; the setup stays, so the next Play
+// builds them again), and every 100 cycles the panel itself is destroyed and rebuilt. Two families train side
 // by side. No crash, no hang (every wait is bounded), no leak (LeakSanitizer under
 // scripts/asan.sh), flat memory (soak_support.h). The ordinary ctest runs a short version
 // (soak.training_panel: 30 cycles).
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     waitFor([&] { return panel->stepCount() >= before + 1; }, "Step", cycle, events);
     panel->reset();
     waitFor([&] { return panel->stepCount() == 0; }, "Reset", cycle, events);
-    load(cycle);  // stop: the runs are dropped and their workers joined
+    panel->stop();  // the runs are dropped and their workers joined
     events();
     if (panel->runCount() != 0) soak::fail("cycle " + std::to_string(cycle) + ": runs kept");
     if (cycle % 100 == 0) panel.reset();  // the panel's own teardown, every 100 cycles
