@@ -1,0 +1,92 @@
+// Trainer's checkpoints: one pickled dictionary (format, config JSON, step, weights and buffers,
+// AdamW state by parameter name), readable in Python with torch.load; a trainer restored from it
+// continues exactly where the saved run was.
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/input_file.h"
+#include "train/trainer.h"
+#include "train/trainer_state.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+constexpr const char* kCheckpointFormat = "poslab-checkpoint-1";
+}  // namespace
+
+void Trainer::saveCheckpoint(const std::string& path) const {
+  const State& s = *s_;
+  c10::Dict<std::string, at::Tensor> weights;
+  for (const auto& p : s.model->named_parameters())
+    weights.insert(p.key(), p.value().detach().cpu());
+  for (const auto& b : s.model->named_buffers()) weights.insert(b.key(), b.value().detach().cpu());
+  c10::Dict<std::string, at::Tensor> optim;
+  const auto params = s.orderedParams();
+  auto& state = s.optimizer->state();
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto it = state.find(c10::guts::to_string(params[i].unsafeGetTensorImpl()));
+    if (it == state.end()) continue;
+    auto& st = static_cast<torch::optim::AdamWParamState&>(*it->second);
+    optim.insert("exp_avg." + s.paramNames[i], st.exp_avg().cpu());
+    optim.insert("exp_avg_sq." + s.paramNames[i], st.exp_avg_sq().cpu());
+    optim.insert("step." + s.paramNames[i], torch::tensor(static_cast<int64_t>(st.step())));
+  }
+  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
+  dict.insert("format", std::string(kCheckpointFormat));
+  dict.insert("config", nlohmann::json(s.cfg).dump());
+  dict.insert("step", static_cast<int64_t>(s.step));
+  dict.insert("model", weights);
+  dict.insert("optimizer", optim);
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
+  writeFileAtomically(path, [&](std::ostream& os) { os.write(bytes.data(), bytes.size()); });
+}
+
+std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
+  const std::string data = readInputFile(path, "checkpoint", kMaxCheckpointBytes);
+  const std::vector<char> bytes(data.begin(), data.end());
+  c10::IValue root;
+  try {
+    root = torch::pickle_load(bytes);
+  } catch (const std::exception& e) {
+    throw Error("checkpoint " + path + " is not a PosLab checkpoint (unreadable)");
+  }
+  if (!root.isGenericDict()) throw Error("checkpoint " + path + " is not a PosLab checkpoint");
+  auto dict = root.toGenericDict();
+  if (!dict.contains("format") || dict.at("format").toStringRef() != kCheckpointFormat)
+    throw Error("checkpoint " + path + " has an unknown format");
+  TrainConfig cfg;
+  try {
+    cfg = nlohmann::json::parse(dict.at("config").toStringRef()).get<TrainConfig>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("checkpoint " + path + " has a malformed config: " + e.what());
+  }
+  auto trainer = std::make_unique<Trainer>(cfg);
+  State& s = *trainer->s_;
+  auto weights = c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("model").toGenericDict());
+  torch::NoGradGuard noGrad;
+  for (auto& p : s.model->named_parameters()) {
+    if (!weights.contains(p.key())) throw Error("checkpoint " + path + " lacks " + p.key());
+    p.value().copy_(weights.at(p.key()));
+  }
+  for (auto& b : s.model->named_buffers())
+    if (weights.contains(b.key())) b.value().copy_(weights.at(b.key()));
+  auto optim =
+      c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("optimizer").toGenericDict());
+  const auto params = s.orderedParams();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string& name = s.paramNames[i];
+    if (!optim.contains("exp_avg." + name)) continue;
+    auto st = std::make_unique<torch::optim::AdamWParamState>();
+    st->step(optim.at("step." + name).item<int64_t>());
+    st->exp_avg(optim.at("exp_avg." + name).to(s.device).clone());
+    st->exp_avg_sq(optim.at("exp_avg_sq." + name).to(s.device).clone());
+    s.optimizer->state()[c10::guts::to_string(params[i].unsafeGetTensorImpl())] = std::move(st);
+  }
+  s.step = dict.at("step").toInt();
+  return trainer;
+}
+
+}  // namespace poslab
