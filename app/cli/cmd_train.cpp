@@ -11,6 +11,7 @@
 #include "tasks/task.h"
 #include "train/run_limits.h"
 #include "train/trainer.h"
+#include "train/training_loop.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -89,17 +90,24 @@ void addTrainCommand(CLI::App& app) {
     ProgressBar bar(cfg.model.family, cfg.run.steps);
     const std::string checkpoint = dir + "/checkpoint.pt";
     std::vector<EvalResult> eval;
-    std::string diverged;
     bool barFinished = false;
-    for (long long s = trainer.stepCount(); s < cfg.run.steps; ++s) {
-      Snapshot snap;
-      try {
-        snap = trainer.step();
-      } catch (const DivergedError& e) {
-        diverged = e.what();
-        break;
-      }
+    TrainingCallbacks callbacks;
+    callbacks.onStep = [&](const Snapshot& snap) {
       bar.update(snap);
+      return true;
+    };
+    callbacks.evaluate = [&](Trainer& t, Snapshot& snap) {
+      // The checkpoint first: a kill during a long evaluation keeps the trained model.
+      t.saveCheckpoint(checkpoint);  // the last good checkpoint
+      if (isFinalStep(cfg.run, snap.step)) {
+        bar.finish();
+        barFinished = true;
+        snap.eval = evaluateShowingProgress(t, cfg.run.evalLengths, 0);
+      } else {
+        snap.eval = t.evaluate(cfg.run.evalLengths);
+      }
+    };
+    callbacks.onSnapshot = [&](const Snapshot& snap) {
       nlohmann::json line{{"step", snap.step},
                           {"loss", snap.loss},
                           {"lr", snap.lr},
@@ -107,26 +115,19 @@ void addTrainCommand(CLI::App& app) {
                           {"tokens_per_s", snap.tokensPerSecond},
                           {"position", snap.position}};
       if (!std::isnan(snap.accuracy)) line["accuracy"] = snap.accuracy;
-      const bool last = snap.step == cfg.run.steps;
-      if (last || (cfg.run.evalEvery > 0 && snap.step % cfg.run.evalEvery == 0)) {
-        // The checkpoint first: a kill during a long evaluation keeps the trained model.
-        trainer.saveCheckpoint(checkpoint);  // the last good checkpoint
-        if (last) {
-          bar.finish();
-          barFinished = true;
-          eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
-        } else {
-          eval = trainer.evaluate(cfg.run.evalLengths);
-        }
+      if (!snap.eval.empty()) {
+        eval = snap.eval;
         line["eval"] = evalJson(eval);
       }
       metrics << line.dump() << "\n" << std::flush;
-    }
+      return true;
+    };
+    const TrainingResult trained = runTraining(trainer, callbacks);
     if (!barFinished) bar.finish();
-    if (!diverged.empty()) {
-      throw Error(diverged, std::filesystem::exists(checkpoint)
-                                ? "the last good checkpoint is " + checkpoint
-                                : "no checkpoint was written before it");
+    if (trained.outcome == TrainingOutcome::Diverged) {
+      throw Error(trained.last.message, std::filesystem::exists(checkpoint)
+                                            ? "the last good checkpoint is " + checkpoint
+                                            : "no checkpoint was written before it");
     }
     if (eval.empty()) eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
     RunResult r;

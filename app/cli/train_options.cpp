@@ -93,7 +93,8 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
         return "'" + v + "' must be a whole number from 0 to 18446744073709551615";
       });
   cmd->add_option("--eval-lengths", o.evalLengths, "comma-separated evaluation lengths");
-  cmd->add_option("--eval-every", o.evalEvery, "evaluate every N steps (0: at the end)")
+  cmd->add_option("--eval-every", o.evalEvery,
+                  "evaluate every N steps and after the last (0: only after the last)")
       ->capture_default_str()
       ->check(integerIn(0, kMaxTrainSteps));
   cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")

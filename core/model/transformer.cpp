@@ -97,10 +97,12 @@ TinyTransformerImpl::TinyTransformerImpl(const ModelConfig& cfg, long long train
   finalNorm = makeNorm(cfg);
   register_module("final_norm", finalNorm.ptr());
   head = register_module("head", torch::nn::Linear(cfg.dModel, cfg.vocab));
-  // GPT-2-style initialisation: small normal weights, zero biases.
+  // GPT-2-style initialisation: small normal weights, zero biases. The position modules keep the
+  // initial values their family gives (encodings/trainable.h).
+  const std::set<const c10::TensorImpl*> positionParams = positionParameterSet();
   for (auto& p : named_parameters()) {
     const auto& name = p.key();
-    if (name.find("position") != std::string::npos) continue;
+    if (positionParams.count(p.value().unsafeGetTensorImpl())) continue;
     torch::NoGradGuard g;
     if (name.find("bias") != std::string::npos)
       p.value().zero_();
@@ -136,6 +138,13 @@ std::vector<torch::Tensor> TinyTransformerImpl::attentionWeights() const {
 std::vector<PositionModule> TinyTransformerImpl::positionModules() const {
   std::vector<PositionModule> out;
   for (const auto& b : blocks) out.push_back(b->attn->position);
+  return out;
+}
+
+std::set<const c10::TensorImpl*> TinyTransformerImpl::positionParameterSet() const {
+  std::set<const c10::TensorImpl*> out;
+  for (const auto& m : positionModules())
+    for (const auto& p : m->parameters()) out.insert(p.unsafeGetTensorImpl());
   return out;
 }
 

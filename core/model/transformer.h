@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <set>
 #include <vector>
 
 #include "model/model_config.h"
@@ -60,6 +61,9 @@ struct TinyTransformerImpl : torch::nn::Module {
   // (B, H, T, T) weights of each layer from the last forward with recordWeights.
   std::vector<torch::Tensor> attentionWeights() const;
   std::vector<PositionModule> positionModules() const;
+  // The position modules' parameters, by identity: their family initialises them (the GPT-2
+  // initialisation leaves them alone) and the trainer gives them their own learning rate.
+  std::set<const c10::TensorImpl*> positionParameterSet() const;
   int64_t parameterCount() const;
 
   ModelConfig config;

@@ -180,4 +180,10 @@ std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config) {
   return std::make_unique<ByteLmTask>(config);
 }
 
+std::unique_ptr<Task> makeByteLmHeldOutTask(const TaskConfig& config) {
+  TaskConfig heldOut = config;
+  heldOut.options["split"] = 1;  // the last 10% of the text
+  return std::make_unique<ByteLmTask>(heldOut);
+}
+
 }  // namespace poslab

@@ -56,5 +56,8 @@ std::vector<std::string> taskIds();
 bool taskTakesText(const std::string& id);
 // Throws InvalidArgument naming an unknown task or option.
 std::unique_ptr<Task> makeTask(const TaskConfig& config);
+// The task that evaluation draws its sequences from: makeTask(config), except for a task with
+// held-out data, whose held-out part it is (byte-lm: the last 10% of the text, option split = 1).
+std::unique_ptr<Task> makeEvaluationTask(const TaskConfig& config);
 
 }  // namespace poslab

@@ -80,5 +80,7 @@ std::unique_ptr<Task> makeKernelLmTask(const TaskConfig& config);
 std::unique_ptr<Task> makeKvRetrievalTask(const TaskConfig& config);
 std::unique_ptr<Task> makeSectorTeacherTask(const TaskConfig& config);
 std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config);
+// byte-lm on its held-out split, whatever config's "split" option says.
+std::unique_ptr<Task> makeByteLmHeldOutTask(const TaskConfig& config);
 
 }  // namespace poslab

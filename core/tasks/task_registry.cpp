@@ -30,4 +30,9 @@ std::unique_ptr<Task> makeTask(const TaskConfig& config) {
   throw InvalidArgument("unknown task '" + config.id + "'", "known tasks: " + list);
 }
 
+std::unique_ptr<Task> makeEvaluationTask(const TaskConfig& config) {
+  if (config.id == "byte-lm") return makeByteLmHeldOutTask(config);
+  return makeTask(config);
+}
+
 }  // namespace poslab

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "train/trainer.h"
+#include "train/training_loop.h"
 #include "util/error.h"
 #include "util/threads.h"
 
@@ -20,35 +21,46 @@ namespace poslab {
 namespace {
 
 // Trains one planned run to the end; a diverged run is reported in the result, not thrown.
-RunResult trainRun(const PlannedRun& p, RunResult r,
-                   const std::function<void(const Snapshot&)>& progress,
-                   const std::string& checkpointDir) {
+// progress sees every complete step (with its evaluation on evaluation steps). Once `cancelled`
+// is set, the run stops after the step in flight and trainRun returns false, `r` incomplete.
+bool trainRun(const PlannedRun& p, RunResult& r,
+              const std::function<void(const Snapshot&)>& progress,
+              const std::atomic<bool>& cancelled, const std::string& checkpointDir) {
   const TrainConfig& cfg = p.config;
   const auto t0 = std::chrono::steady_clock::now();
-  try {
-    Trainer trainer(cfg);
-    double tokens = 0;
-    for (long long s = 0; s < cfg.run.steps; ++s) {
-      Snapshot snap = trainer.step();
-      if (snap.tokensPerSecond > 0)
-        tokens += static_cast<double>(cfg.optim.batch * cfg.task.trainLength);
-      if (progress) progress(snap);
-    }
-    r.eval = trainer.evaluate(trainer.config().run.evalLengths);
-    r.position = trainer.positionParameters(0);
-    r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
-    if (!checkpointDir.empty()) {
-      std::filesystem::create_directories(checkpointDir);
-      trainer.saveCheckpoint(checkpointDir + "/" + r.family +
-                             (r.variant.empty() ? "" : "-" + r.variant) + "-seed" +
-                             std::to_string(r.seed) + ".pt");
-    }
-  } catch (const DivergedError& e) {
-    r.error = e.what();
+  Trainer trainer(cfg);
+  double tokens = 0;
+  TrainingCallbacks callbacks;
+  callbacks.onStep = [&](const Snapshot& snap) {
+    if (snap.tokensPerSecond > 0)
+      tokens += static_cast<double>(cfg.optim.batch * cfg.task.trainLength);
+    return !cancelled;
+  };
+  callbacks.onSnapshot = [&](const Snapshot& snap) {
+    if (cancelled) return false;
+    if (progress) progress(snap);
+    return true;
+  };
+  const TrainingResult trained = runTraining(trainer, callbacks);
+  if (trained.outcome == TrainingOutcome::Stopped) return false;
+  if (trained.outcome == TrainingOutcome::Diverged) {
+    r.error = trained.last.message;
+    return true;
   }
-  return r;
+  // A run with no step left has had no final evaluation.
+  r.eval = !trained.last.eval.empty() ? trained.last.eval
+                                      : trainer.evaluate(trainer.config().run.evalLengths);
+  r.position = trainer.positionParameters(0);
+  r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
+  if (!checkpointDir.empty()) {
+    std::filesystem::create_directories(checkpointDir);
+    trainer.saveCheckpoint(checkpointDir + "/" + r.family +
+                           (r.variant.empty() ? "" : "-" + r.variant) + "-seed" +
+                           std::to_string(r.seed) + ".pt");
+  }
+  return true;
 }
 
 }  // namespace
@@ -77,25 +89,23 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
-  struct Cancelled {};  // another job failed: this run stops at its next step
   auto work = [&] {
     for (size_t i = next++; i < total; i = next++) {
       try {
-        results[i] = trainRun(
-            plan[i], labels[i],
+        results[i] = labels[i];
+        const bool ended = trainRun(
+            plan[i], results[i],
             [&](const Snapshot& snap) {
-              if (failed) throw Cancelled{};
               if (!progress) return;
               std::lock_guard<std::mutex> lock(progressMutex);
               progress(i, total, labels[i], snap);
             },
-            checkpointDir);
+            failed, checkpointDir);
+        if (!ended) return;  // another job failed
         if (runDone) {
           std::lock_guard<std::mutex> lock(progressMutex);
           runDone(i, total, results[i]);
         }
-      } catch (const Cancelled&) {
-        return;
       } catch (...) {
         std::lock_guard<std::mutex> lock(progressMutex);
         if (!failure) failure = std::current_exception();

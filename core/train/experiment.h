@@ -28,8 +28,10 @@ struct RunResult {
   std::string error;  // non-empty if the run failed (diverged, bad config)
 };
 
-// Progress of one run: (run index, run count, the run's family/seed/variant, snapshot). With
-// several jobs it comes from their threads, one call at a time, runs interleaved.
+// Progress of one run: (run index, run count, the run's family/seed/variant, snapshot), once per
+// step after its evaluation if one was due (training_loop.h: snap.eval filled every
+// run.evalEvery steps and at the last step, which has event Finished). With several jobs it
+// comes from their threads, one call at a time, runs interleaved.
 using ExperimentProgress = std::function<void(size_t, size_t, const RunResult&, const Snapshot&)>;
 
 // Trains every run of planExperiment(spec); a run that diverges is reported, not fatal. Results are

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "train/attention_blocks.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -23,7 +24,8 @@ EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long len
       static_cast<double>(std::max<long long>(1, std::min(sequences, tokensPerBatch / length)));
   EvalCost c;
   c.work = static_cast<double>(sequences) * static_cast<double>(model.layers) * T * T * C;
-  const double scores = static_cast<double>(model.heads) * std::min(T, 1024.0);
+  const double scores =
+      static_cast<double>(model.heads) * std::min(T, static_cast<double>(kEvalAttentionBlock));
   const double perToken = scores + static_cast<double>(std::max<long long>(vocab, 1)) + 8 * C;
   c.bytes = batch * T * perToken * 4;  // float32
   return c;

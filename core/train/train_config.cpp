@@ -52,7 +52,7 @@ const std::vector<JsonField<RunConfig>>& runFields() {
       {"eval_lengths", &RunConfig::evalLengths, inRange(2, 1 << 20),
        "evaluation lengths (empty: the train length)"},
       {"eval_every", &RunConfig::evalEvery, inRange(0, kMaxTrainSteps),
-       "steps (0: only at the end)"},
+       "steps between evaluations; the last step always evaluates (0: only the last)"},
       {"eval_sequences", &RunConfig::evalSequences, inRange(1, 1000000), "per evaluation length"},
       {"eval_tokens_per_batch", &RunConfig::evalTokensPerBatch, inRange(1, 1 << 30),
        "evaluation batch at length T: max(1, this / T)"},

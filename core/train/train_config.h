@@ -31,10 +31,14 @@ struct OptimConfig {
 };
 
 struct RunConfig {
-  uint64_t seed = 0;                     // model init and data; same seed = same run
-  long long steps = 500;                 // optimisation steps
-  std::vector<long long> evalLengths;    // e.g. {64, 256, 1024}; empty: {train length}
-  long long evalEvery = 100;             // evaluate every N steps (0: only at the end)
+  uint64_t seed = 0;                   // model init and data; same seed = same run
+  long long steps = 500;               // optimisation steps
+  std::vector<long long> evalLengths;  // e.g. {64, 256, 1024}; empty: {train length}
+  // Evaluate at evalLengths after every step number that is a multiple of this (counted from
+  // the run's start, across a resume) and always after the last step; 0: only after the last.
+  // E.g. steps 10, evalEvery 4: after steps 4, 8, 10. isEvaluationStep (training_loop.h) is the
+  // one place that decides it, for the CLI, the experiment runner and the GUI alike.
+  long long evalEvery = 100;
   long long evalSequences = 64;          // sequences per evaluation length
   long long evalTokensPerBatch = 16384;  // batch size at length T: max(1, this / T)
   std::string device = "auto";           // "auto" (CUDA if available), "cpu", "cuda"

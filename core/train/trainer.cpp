@@ -1,21 +1,19 @@
+// Trainer: building a run, the optimisation step and evaluation. Checkpoints are in
+// checkpoint.cpp, the inspection calls (attention maps, sample predictions, position
+// parameters) in inspection.cpp; trainer_state.h is what they share.
 #include "train/trainer.h"
 
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <mutex>
-#include <sstream>
+#include <set>
 
-#include "io/atomic_file.h"
-#include "io/input_file.h"
 #include "model/pin_check.h"
-#include "model/transformer.h"
-#include "tasks/task.h"
-#include "train/checkpoint_file.h"
+#include "train/attention_blocks.h"
 #include "train/run_limits.h"
+#include "train/trainer_state.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -27,10 +25,6 @@ namespace {
 long long evaluationPasses(const Task& task, long long length) {
   return 1 + static_cast<long long>(task.accuracyDistances(length).size());
 }
-constexpr uint64_t kTrainStream = 0;
-constexpr uint64_t kEvalStream = 1'000'003;
-constexpr uint64_t kSampleStream = 2'000'003;
-
 torch::Device chooseDevice(const std::string& want) {
   if (want == "cpu") return torch::kCPU;
   if (want == "cuda") {
@@ -62,115 +56,85 @@ double learningRateAt(const OptimConfig& o, long long step, long long totalSteps
   return o.lr * (o.minLrRatio + (1.0 - o.minLrRatio) * cosine);
 }
 
-struct Trainer::State {
-  TrainConfig cfg;
-  std::unique_ptr<Task> task;
-  std::unique_ptr<Task> evalTask;  // the same task; for text, the held-out split
-  torch::Device device{torch::kCPU};
-  TinyTransformer model{nullptr};
-  std::unique_ptr<torch::optim::AdamW> optimizer;
-  std::vector<std::string> paramNames;  // in optimizer order (group 0 then group 1)
-  long long step = 0;
-
-  // Loss and accuracy of one batch; logits (B, T, V).
-  static std::pair<torch::Tensor, double> lossAndAccuracy(const torch::Tensor& logits,
-                                                          const Batch& b) {
-    const int64_t V = logits.size(-1);
-    torch::Tensor loss = torch::nn::functional::cross_entropy(
-        logits.reshape({-1, V}), b.targets.reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-1));
-    double acc = NAN;
-    if (b.answer.defined() && b.answer.any().item<bool>()) {
-      torch::Tensor pred = logits.argmax(-1);
-      torch::Tensor hit = (pred == b.targets).logical_and(b.answer);
-      acc = hit.sum().item<double>() / b.answer.sum().item<double>();
-    }
-    return {loss, acc};
+std::pair<torch::Tensor, double> Trainer::State::lossAndAccuracy(const torch::Tensor& logits,
+                                                                 const Batch& b) {
+  const int64_t V = logits.size(-1);
+  torch::Tensor loss = torch::nn::functional::cross_entropy(
+      logits.reshape({-1, V}), b.targets.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-1));
+  double acc = NAN;
+  if (b.answer.defined() && b.answer.any().item<bool>()) {
+    torch::Tensor pred = logits.argmax(-1);
+    torch::Tensor hit = (pred == b.targets).logical_and(b.answer);
+    acc = hit.sum().item<double>() / b.answer.sum().item<double>();
   }
+  return {loss, acc};
+}
 
-  Batch toDevice(Batch b) const {
-    b.tokens = b.tokens.to(device);
-    b.targets = b.targets.to(device);
-    if (b.answer.defined()) b.answer = b.answer.to(device);
-    return b;
-  }
-
-  void build() {
-    cfg.validate();
-    cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
-    task = makeTask(cfg.task);
-    TaskConfig evalCfg = cfg.task;
-    if (cfg.task.id == "byte-lm") evalCfg.options["split"] = 1;  // evaluate on held-out text
-    evalTask = makeTask(evalCfg);
-    cfg.model.vocab = task->vocabSize();
-    if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
-    for (long long L : cfg.run.evalLengths) {
-      if (L < evalTask->minLength() || L > evalTask->maxLength())
-        throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
-                                  task->id() + " can generate",
-                              "allowed [" + std::to_string(task->minLength()) + ", " +
-                                  std::to_string(task->maxLength()) + "]");
-    }
-    if (cfg.task.trainLength < task->minLength() || cfg.task.trainLength > task->maxLength())
-      throw InvalidArgument("train length " + std::to_string(cfg.task.trainLength) +
-                                " is outside what task " + task->id() + " can generate",
+void Trainer::State::build() {
+  cfg.validate();
+  cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
+  task = makeTask(cfg.task);
+  evalTask = makeEvaluationTask(cfg.task);
+  cfg.model.vocab = task->vocabSize();
+  if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
+  for (long long L : cfg.run.evalLengths) {
+    if (L < evalTask->minLength() || L > evalTask->maxLength())
+      throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
+                                task->id() + " can generate",
                             "allowed [" + std::to_string(task->minLength()) + ", " +
                                 std::to_string(task->maxLength()) + "]");
-    if (cfg.task.minTrainLength > 0 && cfg.task.minTrainLength < task->minLength())
-      throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
-                                " is shorter than task " + task->id() + " can generate",
-                            "use at least " + std::to_string(task->minLength()) + ", or 0");
-    for (long long L : cfg.run.evalLengths)
-      checkEvaluationFits(cfg, task->vocabSize(), L,
-                          evaluationPasses(*task, L) * cfg.run.evalSequences);
-    checkPinsApply(cfg.model, cfg.task.trainLength);
-    device = chooseDevice(cfg.run.device);
-    {
-      // The initial weights come from torch's process-wide generator: seeding it and drawing
-      // from it must not interleave with another run starting on another thread.
-      static std::mutex generatorMutex;
-      std::lock_guard<std::mutex> lock(generatorMutex);
-      torch::manual_seed(cfg.run.seed);
-      model = TinyTransformer(cfg.model, cfg.task.trainLength);
-    }
-    model->to(device);
-    // Groups: 0 matrices (decayed), 1 norms and biases, 2 position parameters (lr scaled).
-    std::vector<torch::Tensor> decay, noDecay, position;
-    std::vector<std::string> decayNames, noDecayNames, positionNames;
-    for (const auto& p : model->named_parameters()) {
-      if (p.key().find("position") != std::string::npos) {
-        position.push_back(p.value());
-        positionNames.push_back(p.key());
-      } else if (p.value().dim() == 2) {
-        decay.push_back(p.value());
-        decayNames.push_back(p.key());
-      } else {
-        noDecay.push_back(p.value());
-        noDecayNames.push_back(p.key());
-      }
-    }
-    paramNames = decayNames;
-    paramNames.insert(paramNames.end(), noDecayNames.begin(), noDecayNames.end());
-    paramNames.insert(paramNames.end(), positionNames.begin(), positionNames.end());
-    auto opts = torch::optim::AdamWOptions(cfg.optim.lr)
-                    .betas({cfg.optim.beta1, cfg.optim.beta2})
-                    .weight_decay(cfg.optim.weightDecay);
-    std::vector<torch::optim::OptimizerParamGroup> groups;
-    groups.emplace_back(decay, std::make_unique<torch::optim::AdamWOptions>(opts));
-    auto noDecayOpts = opts;
-    noDecayOpts.weight_decay(0.0);
-    groups.emplace_back(noDecay, std::make_unique<torch::optim::AdamWOptions>(noDecayOpts));
-    groups.emplace_back(position, std::make_unique<torch::optim::AdamWOptions>(noDecayOpts));
-    optimizer = std::make_unique<torch::optim::AdamW>(groups, opts);
   }
-
-  std::vector<torch::Tensor> orderedParams() const {
-    std::vector<torch::Tensor> out;
-    for (const auto& g : optimizer->param_groups())
-      for (const auto& p : g.params()) out.push_back(p);
-    return out;
+  if (cfg.task.trainLength < task->minLength() || cfg.task.trainLength > task->maxLength())
+    throw InvalidArgument("train length " + std::to_string(cfg.task.trainLength) +
+                              " is outside what task " + task->id() + " can generate",
+                          "allowed [" + std::to_string(task->minLength()) + ", " +
+                              std::to_string(task->maxLength()) + "]");
+  if (cfg.task.minTrainLength > 0 && cfg.task.minTrainLength < task->minLength())
+    throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
+                              " is shorter than task " + task->id() + " can generate",
+                          "use at least " + std::to_string(task->minLength()) + ", or 0");
+  for (long long L : cfg.run.evalLengths)
+    checkEvaluationFits(cfg, task->vocabSize(), L,
+                        evaluationPasses(*task, L) * cfg.run.evalSequences);
+  checkPinsApply(cfg.model, cfg.task.trainLength);
+  device = chooseDevice(cfg.run.device);
+  {
+    // The initial weights come from torch's process-wide generator: seeding it and drawing
+    // from it must not interleave with another run starting on another thread.
+    static std::mutex generatorMutex;
+    std::lock_guard<std::mutex> lock(generatorMutex);
+    torch::manual_seed(cfg.run.seed);
+    model = TinyTransformer(cfg.model, cfg.task.trainLength);
   }
-};
+  model->to(device);
+  // The parameter groups (ParameterGroup), each in the model's parameter order.
+  const std::set<const c10::TensorImpl*> positionParams = model->positionParameterSet();
+  std::vector<torch::Tensor> params[kParameterGroupCount];
+  std::vector<std::string> names[kParameterGroupCount];
+  for (const auto& p : model->named_parameters()) {
+    const size_t g = positionParams.count(p.value().unsafeGetTensorImpl()) ? kPositionGroup
+                     : p.value().dim() == 2                                ? kDecayedGroup
+                                                                           : kUndecayedGroup;
+    params[g].push_back(p.value());
+    names[g].push_back(p.key());
+  }
+  paramNames.clear();
+  for (const auto& groupNames : names)
+    paramNames.insert(paramNames.end(), groupNames.begin(), groupNames.end());
+  auto opts = torch::optim::AdamWOptions(cfg.optim.lr)
+                  .betas({cfg.optim.beta1, cfg.optim.beta2})
+                  .weight_decay(cfg.optim.weightDecay);
+  auto undecayedOpts = opts;
+  undecayedOpts.weight_decay(0.0);
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(params[kDecayedGroup], std::make_unique<torch::optim::AdamWOptions>(opts));
+  groups.emplace_back(params[kUndecayedGroup],
+                      std::make_unique<torch::optim::AdamWOptions>(undecayedOpts));
+  groups.emplace_back(params[kPositionGroup],
+                      std::make_unique<torch::optim::AdamWOptions>(undecayedOpts));
+  optimizer = std::make_unique<torch::optim::AdamW>(groups, opts);
+}
 
 Trainer::Trainer(TrainConfig config) : s_(std::make_unique<State>()) {
   s_->cfg = std::move(config);
@@ -223,7 +187,7 @@ Snapshot Trainer::step() {
       s.task->sample(s.cfg.optim.batch, trainingLengthAt(s.cfg.task, dataSeed), dataSeed));
   s.model->train();
   s.model->configureAttention(/*allowFactorized=*/true,
-                              /*block=*/std::max<int64_t>(1024, s.cfg.task.trainLength), false);
+                              /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
   auto [loss, acc] = State::lossAndAccuracy(s.model->forward(b.tokens), b);
   const double lossValue = loss.item<double>();
@@ -245,7 +209,7 @@ Snapshot Trainer::step() {
   const double lr = learningRateAt(s.cfg.optim, s.step, s.cfg.run.steps);
   auto& groups = s.optimizer->param_groups();
   for (size_t g = 0; g < groups.size(); ++g) {
-    const double scale = g == 2 ? s.cfg.optim.positionLrScale : 1.0;
+    const double scale = g == kPositionGroup ? s.cfg.optim.positionLrScale : 1.0;
     static_cast<torch::optim::AdamWOptions&>(groups[g].options()).lr(lr * scale);
   }
   s.optimizer->step();
@@ -272,7 +236,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     checkEvaluationFits(s.cfg, s.task->vocabSize(), L, evaluationPasses(*s.evalTask, L) * total);
   torch::NoGradGuard noGrad;
   s.model->eval();
-  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);
+  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);
   std::vector<EvalResult> out;
   for (long long L : lengths) {
     if (L < s.evalTask->minLength() || L > s.evalTask->maxLength()) {
@@ -326,178 +290,12 @@ at::Tensor Trainer::predictLogits(const at::Tensor& tokens) {
   State& s = *s_;
   torch::NoGradGuard noGrad;
   s.model->eval();
-  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/1024, false);
+  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);
   return s.model->forward(tokens.to(s.device)).to(torch::kCPU, torch::kDouble);
 }
 
 const Task& Trainer::evalTask() const {
   return *s_->evalTask;
-}
-
-AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
-  State& s = *s_;
-  torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(true, std::max<int64_t>(length, 1), /*recordWeights=*/true);
-  Batch b = s.toDevice(s.task->sample(1, length, batchSeed(s.cfg.run.seed, 0, kSampleStream)));
-  s.model->forward(b.tokens);
-  AttentionSample out;
-  out.length = length;
-  out.size = std::min(length, maxSide);
-  for (const auto& w : s.model->attentionWeights()) {
-    // (1, H, T, T) -> (H, size, size) by average pooling.
-    torch::Tensor pooled =
-        torch::adaptive_avg_pool2d(w[0].to(torch::kCPU, torch::kDouble), {out.size, out.size})
-            .contiguous();
-    std::vector<std::vector<double>> heads;
-    for (int64_t h = 0; h < pooled.size(0); ++h) {
-      torch::Tensor m = pooled[h].contiguous();
-      heads.emplace_back(m.data_ptr<double>(), m.data_ptr<double>() + m.numel());
-    }
-    out.maps.push_back(std::move(heads));
-  }
-  s.model->configureAttention(true, 1024, false);
-  return out;
-}
-
-std::vector<ExamplePrediction> Trainer::samplePredictions(long long count, long long length) {
-  State& s = *s_;
-  if (count < 1) throw InvalidArgument("sample predictions need at least one example");
-  torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(true, /*block=*/1024, false);
-  // The sample stream as in attentionSample: example b does not depend on the batch size.
-  Batch b = s.task->sample(count, length, batchSeed(s.cfg.run.seed, 0, kSampleStream));
-  torch::Tensor probs = torch::softmax(s.model->forward(b.tokens.to(s.device)), -1)
-                            .to(torch::kCPU, torch::kDouble);  // (B, T, V)
-  torch::Tensor tokens = b.tokens.contiguous(), targets = b.targets.contiguous();
-  torch::Tensor answer = b.answer.defined() ? b.answer.contiguous() : torch::Tensor();
-  std::vector<ExamplePrediction> out(static_cast<size_t>(count));
-  for (long long i = 0; i < count; ++i) {
-    ExamplePrediction& e = out[static_cast<size_t>(i)];
-    const int64_t* tok = tokens[i].data_ptr<int64_t>();
-    const int64_t* tgt = targets[i].data_ptr<int64_t>();
-    const bool* ans = answer.defined() ? answer[i].data_ptr<bool>() : nullptr;
-    e.tokens.assign(tok, tok + length);
-    // First answer position; tasks without answers (byte-lm): the last position with a target.
-    for (long long t = 0; t < length && e.position < 0 && ans; ++t)
-      if (ans[t]) e.position = t;
-    for (long long t = length - 1; t >= 0 && e.position < 0; --t)
-      if (tgt[t] != -1) e.position = t;
-    if (e.position < 0) continue;
-    torch::Tensor p = probs[i][e.position];  // (V)
-    e.target = tgt[e.position];
-    e.prediction = p.argmax().item<int64_t>();
-    e.confidence = p[e.prediction].item<double>();
-  }
-  return out;
-}
-
-std::vector<OrderLoo> Trainer::pjOrderLoo(long long length) {
-  State& s = *s_;
-  auto modules = s.model->positionModules();
-  if (modules.empty()) return {};
-  const std::vector<Ablation> parts = modules[0]->ablations();  // the same in every layer
-  if (parts.empty()) return {};
-  const double base = evaluate({length}).front().loss;
-  std::vector<OrderLoo> out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    for (auto& m : modules) m->setAblation(i, 0.0);
-    const double without = evaluate({length}).front().loss;
-    for (auto& m : modules) m->setAblation(i, 1.0);
-    out.push_back({parts[i].group, parts[i].order, without - base});
-  }
-  return out;
-}
-
-std::map<std::string, std::vector<double>> Trainer::positionParameters(long long layer) const {
-  auto modules = s_->model->positionModules();
-  if (layer < 0 || layer >= static_cast<long long>(modules.size())) return {};
-  return modules[layer]->snapshot();
-}
-
-void Trainer::saveCheckpoint(const std::string& path) const {
-  const State& s = *s_;
-  c10::Dict<std::string, at::Tensor> weights;
-  for (const auto& p : s.model->named_parameters())
-    weights.insert(p.key(), p.value().detach().cpu());
-  for (const auto& b : s.model->named_buffers()) weights.insert(b.key(), b.value().detach().cpu());
-  c10::Dict<std::string, at::Tensor> optim;
-  const auto params = s.orderedParams();
-  auto& state = s.optimizer->state();
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto it = state.find(c10::guts::to_string(params[i].unsafeGetTensorImpl()));
-    if (it == state.end()) continue;
-    auto& st = static_cast<torch::optim::AdamWParamState&>(*it->second);
-    optim.insert("exp_avg." + s.paramNames[i], st.exp_avg().cpu());
-    optim.insert("exp_avg_sq." + s.paramNames[i], st.exp_avg_sq().cpu());
-    optim.insert("step." + s.paramNames[i], torch::tensor(static_cast<int64_t>(st.step())));
-  }
-  c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
-  dict.insert("format", std::string(kCheckpointFormat));
-  dict.insert("config", nlohmann::json(s.cfg).dump());
-  dict.insert("step", static_cast<int64_t>(s.step));
-  dict.insert("model", weights);
-  dict.insert("optimizer", optim);
-  const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
-  writeFileAtomically(path, [&](std::ostream& os) { os.write(bytes.data(), bytes.size()); });
-}
-
-std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
-  // Checked before and after unpickling (checkpoint_file.h): types, tensors inside their storage.
-  auto dict = readCheckpointDict(path);
-  TrainConfig cfg;
-  try {
-    cfg = nlohmann::json::parse(dict.at("config").toStringRef()).get<TrainConfig>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("checkpoint " + path + " has a malformed config: " + e.what());
-  } catch (const Error& e) {
-    throw Error("checkpoint " + path + " has an invalid config: " + e.what());
-  }
-  std::unique_ptr<Trainer> trainer;
-  try {
-    trainer = std::make_unique<Trainer>(cfg);
-  } catch (const Error& e) {
-    throw Error("checkpoint " + path + ": " + e.what());
-  }
-  State& s = *trainer->s_;
-  // Every tensor is checked against what this config builds before it is used: copy_ would
-  // broadcast a smaller tensor silently, and AdamW would fail only at the next step.
-  const auto tensorLike = [&](const c10::Dict<std::string, at::Tensor>& d, const std::string& key,
-                              const at::Tensor& like) -> at::Tensor {
-    if (!d.contains(key)) throw Error("checkpoint " + path + " lacks " + key);
-    at::Tensor t = d.at(key);
-    if (t.sizes() != like.sizes())
-      throw Error("checkpoint " + path + " is not a PosLab checkpoint (" + key + " has shape " +
-                  c10::str(t.sizes()) + ", the config needs " + c10::str(like.sizes()) + ")");
-    return t;
-  };
-  auto weights = c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("model").toGenericDict());
-  torch::NoGradGuard noGrad;
-  for (auto& p : s.model->named_parameters())
-    p.value().copy_(tensorLike(weights, p.key(), p.value()));
-  for (auto& b : s.model->named_buffers())
-    if (weights.contains(b.key())) b.value().copy_(tensorLike(weights, b.key(), b.value()));
-  auto optim =
-      c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("optimizer").toGenericDict());
-  const auto params = s.orderedParams();
-  for (size_t i = 0; i < params.size(); ++i) {
-    const std::string& name = s.paramNames[i];
-    if (!optim.contains("exp_avg." + name)) continue;
-    auto st = std::make_unique<torch::optim::AdamWParamState>();
-    const std::string stepKey = "step." + name;
-    if (!optim.contains(stepKey) || optim.at(stepKey).numel() != 1)
-      throw Error("checkpoint " + path + " lacks " + stepKey + " (one number)");
-    const int64_t step = optim.at(stepKey).item<int64_t>();
-    if (step < 0) throw Error("checkpoint " + path + " has a negative step." + name);
-    st->step(step);
-    st->exp_avg(tensorLike(optim, "exp_avg." + name, params[i]).to(s.device).clone());
-    st->exp_avg_sq(tensorLike(optim, "exp_avg_sq." + name, params[i]).to(s.device).clone());
-    s.optimizer->state()[c10::guts::to_string(params[i].unsafeGetTensorImpl())] = std::move(st);
-  }
-  s.step = dict.at("step").toInt();
-  if (s.step < 0) throw Error("checkpoint " + path + " has a negative step");
-  return trainer;
 }
 
 }  // namespace poslab

@@ -1,5 +1,7 @@
-// Trains one tiny transformer on one task: steps, evaluation at many lengths, checkpoints.
-// Single-threaded and synchronous; TrainingWorker runs it on a thread.
+// Trains one tiny transformer on one task: steps, evaluation at many lengths (trainer.cpp),
+// checkpoints (checkpoint.cpp), the live views' inspection calls (inspection.cpp). Single-threaded
+// and synchronous; a run is driven step by step through training_loop.h (the CLI, the experiment
+// runner, and TrainingWorker on its thread).
 #pragma once
 
 #include <ATen/core/Tensor.h>

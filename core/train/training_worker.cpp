@@ -3,6 +3,8 @@
 #include <exception>
 #include <future>
 
+#include "train/training_loop.h"
+
 namespace poslab {
 
 TrainingWorker::TrainingWorker(TrainConfig config, Callback onSnapshot)
@@ -115,32 +117,23 @@ bool TrainingWorker::post(std::function<void(Trainer&)> job,
 }
 
 void TrainingWorker::doStep() {
-  Snapshot snap;
-  try {
-    snap = trainer_->step();
-  } catch (const DivergedError& e) {
-    playing_ = false;
-    snap.step = trainer_->stepCount();
-    snap.message = e.what();
-    snap.event = SnapshotEvent::Diverged;
-    if (onSnapshot_) onSnapshot_(snap);
-    return;
-  }
-  step_ = snap.step;
-  const RunConfig& run = config_.run;
-  const bool finished = snap.step >= run.steps;
-  if (finished || (run.evalEvery > 0 && snap.step % run.evalEvery == 0)) {
+  TrainingCallbacks callbacks;
+  callbacks.onStep = [this](const Snapshot& snap) {
+    step_ = snap.step;
+    return true;
+  };
+  // A failed evaluation is reported in the snapshot; the run goes on.
+  callbacks.evaluate = [](Trainer& trainer, Snapshot& snap) {
     try {
-      snap.eval = trainer_->evaluate(trainer_->config().run.evalLengths);
+      snap.eval = trainer.evaluate(trainer.config().run.evalLengths);
     } catch (const std::exception& e) {
       snap.message = std::string("evaluation failed: ") + e.what();
     }
-  }
-  if (finished) {
+  };
+  Snapshot snap;
+  const TrainingOutcome outcome = trainingStep(*trainer_, callbacks, snap);
+  if (outcome == TrainingOutcome::Finished || outcome == TrainingOutcome::Diverged)
     playing_ = false;
-    snap.event = SnapshotEvent::Finished;
-    if (snap.message.empty()) snap.message = "finished";
-  }
   if (onSnapshot_) onSnapshot_(snap);
 }
 
@@ -181,7 +174,7 @@ void TrainingWorker::loop() {
       snap.position = trainer_->positionParameters(0);
       if (onSnapshot_) onSnapshot_(snap);
     } else if (doOne || playing_) {
-      if (trainer_->stepCount() >= config_.run.steps) {
+      if (isFinalStep(config_.run, trainer_->stepCount())) {
         playing_ = false;
         continue;
       }

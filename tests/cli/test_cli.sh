@@ -88,6 +88,12 @@ expect_error no-command "" "$cli"
 json_has train-json "$tmp/t.json" "d['task']=='kernel-lm' and d['results'][0]['family']=='jordan-stabilized' and [e['length'] for e in d['results'][0]['eval']]==[24,96] and 0 <= d['results'][0]['eval'][0]['accuracy'] <= 1"
 [ "$(wc -l < "$tmp/run/metrics.jsonl")" -eq 6 ] && ok || fail "metrics.jsonl has $(wc -l < "$tmp/run/metrics.jsonl") lines, expected 6"
 grep -q "step 6/6" "$tmp/t.err" && ok || fail "no progress bar on stderr"
+# The evaluation schedule (training_loop.h): every --eval-every steps and after the last step,
+# so 5 steps with --eval-every 2 evaluate after steps 2, 4 and 5.
+"$cli" train --task kernel-lm --family rope --steps 5 --batch 2 --train-length 16 --eval-lengths 16 \
+  --eval-sequences 2 --eval-every 2 --d-model 16 --layers 1 --out "$tmp/sched" --json > /dev/null 2>&1
+/usr/bin/python3 -c "import json; print([json.loads(l)['step'] for l in open('$tmp/sched/metrics.jsonl') if 'eval' in json.loads(l)])" > "$tmp/sched.txt" 2>&1
+[ "$(cat "$tmp/sched.txt")" = "[2, 4, 5]" ] && ok || fail "train --eval-every 2 --steps 5 evaluated after steps $(cat "$tmp/sched.txt"), expected [2, 4, 5]"
 "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 24,48 --json > "$tmp/e.json"
 # What the tiny run learned per lag, next to the task's kernel (CSV and JSON).
 "$cli" response --checkpoint "$tmp/run/checkpoint.pt" --length 48 --samples 2 --lags 10 \

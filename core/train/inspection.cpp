@@ -1,0 +1,94 @@
+// Trainer's inspection calls (inspection.h): attention maps and predictions on the seeded sample
+// stream, leave-one-order-out, and the learned position parameters.
+#include <torch/torch.h>
+
+#include "train/attention_blocks.h"
+#include "train/trainer.h"
+#include "train/trainer_state.h"
+#include "util/error.h"
+
+namespace poslab {
+
+AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
+  State& s = *s_;
+  torch::NoGradGuard noGrad;
+  s.model->eval();
+  s.model->configureAttention(true, recordingAttentionBlock(length), /*recordWeights=*/true);
+  Batch b = s.toDevice(s.task->sample(1, length, batchSeed(s.cfg.run.seed, 0, kSampleStream)));
+  s.model->forward(b.tokens);
+  AttentionSample out;
+  out.length = length;
+  out.size = std::min(length, maxSide);
+  for (const auto& w : s.model->attentionWeights()) {
+    // (1, H, T, T) -> (H, size, size) by average pooling.
+    torch::Tensor pooled =
+        torch::adaptive_avg_pool2d(w[0].to(torch::kCPU, torch::kDouble), {out.size, out.size})
+            .contiguous();
+    std::vector<std::vector<double>> heads;
+    for (int64_t h = 0; h < pooled.size(0); ++h) {
+      torch::Tensor m = pooled[h].contiguous();
+      heads.emplace_back(m.data_ptr<double>(), m.data_ptr<double>() + m.numel());
+    }
+    out.maps.push_back(std::move(heads));
+  }
+  s.model->configureAttention(true, kEvalAttentionBlock, false);
+  return out;
+}
+
+std::vector<ExamplePrediction> Trainer::samplePredictions(long long count, long long length) {
+  State& s = *s_;
+  if (count < 1) throw InvalidArgument("sample predictions need at least one example");
+  torch::NoGradGuard noGrad;
+  s.model->eval();
+  s.model->configureAttention(true, /*block=*/kEvalAttentionBlock, false);
+  // The sample stream as in attentionSample: example b does not depend on the batch size.
+  Batch b = s.task->sample(count, length, batchSeed(s.cfg.run.seed, 0, kSampleStream));
+  torch::Tensor probs = torch::softmax(s.model->forward(b.tokens.to(s.device)), -1)
+                            .to(torch::kCPU, torch::kDouble);  // (B, T, V)
+  torch::Tensor tokens = b.tokens.contiguous(), targets = b.targets.contiguous();
+  torch::Tensor answer = b.answer.defined() ? b.answer.contiguous() : torch::Tensor();
+  std::vector<ExamplePrediction> out(static_cast<size_t>(count));
+  for (long long i = 0; i < count; ++i) {
+    ExamplePrediction& e = out[static_cast<size_t>(i)];
+    const int64_t* tok = tokens[i].data_ptr<int64_t>();
+    const int64_t* tgt = targets[i].data_ptr<int64_t>();
+    const bool* ans = answer.defined() ? answer[i].data_ptr<bool>() : nullptr;
+    e.tokens.assign(tok, tok + length);
+    // First answer position; tasks without answers (byte-lm): the last position with a target.
+    for (long long t = 0; t < length && e.position < 0 && ans; ++t)
+      if (ans[t]) e.position = t;
+    for (long long t = length - 1; t >= 0 && e.position < 0; --t)
+      if (tgt[t] != -1) e.position = t;
+    if (e.position < 0) continue;
+    torch::Tensor p = probs[i][e.position];  // (V)
+    e.target = tgt[e.position];
+    e.prediction = p.argmax().item<int64_t>();
+    e.confidence = p[e.prediction].item<double>();
+  }
+  return out;
+}
+
+std::vector<OrderLoo> Trainer::pjOrderLoo(long long length) {
+  State& s = *s_;
+  auto modules = s.model->positionModules();
+  if (modules.empty()) return {};
+  const std::vector<Ablation> parts = modules[0]->ablations();  // the same in every layer
+  if (parts.empty()) return {};
+  const double base = evaluate({length}).front().loss;
+  std::vector<OrderLoo> out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (auto& m : modules) m->setAblation(i, 0.0);
+    const double without = evaluate({length}).front().loss;
+    for (auto& m : modules) m->setAblation(i, 1.0);
+    out.push_back({parts[i].group, parts[i].order, without - base});
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<double>> Trainer::positionParameters(long long layer) const {
+  auto modules = s_->model->positionModules();
+  if (layer < 0 || layer >= static_cast<long long>(modules.size())) return {};
+  return modules[layer]->snapshot();
+}
+
+}  // namespace poslab
