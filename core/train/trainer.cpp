@@ -11,10 +11,12 @@
 
 #include "io/atomic_file.h"
 #include "io/input_file.h"
+#include "io/json_fields.h"
 #include "model/pin_check.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
 #include "train/run_limits.h"
+#include "train/trainable_check.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -123,17 +125,21 @@ struct Trainer::State {
     for (long long L : cfg.run.evalLengths)
       checkEvaluationFits(cfg, task->vocabSize(), L,
                           evaluationPasses(*task, L) * cfg.run.evalSequences);
+    checkTrainingFits(cfg, task->vocabSize());
     checkPinsApply(cfg.model, cfg.task.trainLength);
     device = chooseDevice(cfg.run.device);
-    {
+    try {
       // The initial weights come from torch's process-wide generator: seeding it and drawing
       // from it must not interleave with another run starting on another thread.
       static std::mutex generatorMutex;
       std::lock_guard<std::mutex> lock(generatorMutex);
       torch::manual_seed(cfg.run.seed);
       model = TinyTransformer(cfg.model, cfg.task.trainLength);
+      model->to(device);
+    } catch (const c10::Error& e) {  // LibTorch's message names no field: say which one
+      throw InvalidArgument(std::string("field 'model': LibTorch cannot build this model (") +
+                            e.what_without_backtrace() + ")");
     }
-    model->to(device);
     // Groups: 0 matrices (decayed), 1 norms and biases, 2 position parameters (lr scaled).
     std::vector<torch::Tensor> decay, noDecay, position;
     std::vector<std::string> decayNames, noDecayNames, positionNames;
@@ -152,6 +158,19 @@ struct Trainer::State {
     paramNames = decayNames;
     paramNames.insert(paramNames.end(), noDecayNames.begin(), noDecayNames.end());
     paramNames.insert(paramNames.end(), positionNames.begin(), positionNames.end());
+    try {
+      buildOptimizer(decay, noDecay, position);
+    } catch (const c10::Error& e) {
+      throw InvalidArgument(
+          std::string(
+              "field 'optim' (lr, beta1, beta2, weight_decay): LibTorch's AdamW refuses it (") +
+          e.what_without_backtrace() + ")");
+    }
+  }
+
+  void buildOptimizer(const std::vector<torch::Tensor>& decay,
+                      const std::vector<torch::Tensor>& noDecay,
+                      const std::vector<torch::Tensor>& position) {
     auto opts = torch::optim::AdamWOptions(cfg.optim.lr)
                     .betas({cfg.optim.beta1, cfg.optim.beta2})
                     .weight_decay(cfg.optim.weightDecay);
@@ -459,9 +478,11 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
   TrainConfig cfg;
   try {
     cfg = nlohmann::json::parse(dict.at("config").toStringRef()).get<TrainConfig>();
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const std::exception& e) {  // JSON syntax, a strict-reader error, a non-string
     throw Error("checkpoint " + path + " has a malformed config: " + e.what());
   }
+  // What the run needs on this machine (its text file, its device), naming the checkpoint.
+  checkTrainable(cfg, JsonPath{"checkpoint '" + path + "'", "config"});
   auto trainer = std::make_unique<Trainer>(cfg);
   State& s = *trainer->s_;
   auto weights = c10::impl::toTypedDict<std::string, at::Tensor>(dict.at("model").toGenericDict());

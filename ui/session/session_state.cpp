@@ -20,6 +20,7 @@
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
 #include "main_window.h"
+#include "train/trainable_check.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
@@ -117,7 +118,9 @@ class ObjectReader {
   void fail(const std::string& field, const std::string& what) {
     if (!ok_) return;
     ok_ = false;
-    *error_ = QObject::tr("field '%1' %2").arg(q(field), q(what));
+    // The top level has no field name: "the document must be a JSON object, not an array".
+    *error_ = field.empty() ? QObject::tr("the document %1").arg(q(what))
+                            : QObject::tr("field '%1' %2").arg(q(field), q(what));
   }
 
  private:
@@ -334,10 +337,13 @@ QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
   for (const auto& [f, params] : e.familyParams)
     if (!findFamily(f))
       return QObject::tr("field 'training.family_params': unknown family '%1'").arg(q(f));
+  // Everything the runs need (task kernels, options and text file, family parameters, pins,
+  // evaluation lengths against the budget, the device), named by field: a session that cannot
+  // train is refused here, at load, not at Play.
   try {
-    e.base.validate();
+    checkTrainable(e, JsonPath{"", "training"});
   } catch (const std::exception& ex) {
-    return QObject::tr("field 'training.config': %1").arg(ex.what());
+    return QString::fromUtf8(ex.what());
   }
   // Every value the training panel's controls hold, within their ranges and to their precision:
   // a value they would clamp or round is refused rather than silently changed.
