@@ -9,9 +9,11 @@
 #include "cli/experiment_progress.h"
 #include "cli/experiment_report.h"
 #include "cli/train_options.h"
+#include "io/json_fields.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
 #include "train/run_limits.h"
+#include "train/trainable_check.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -90,7 +92,8 @@ void addCompareCommand(CLI::App& app) {
     spec.families = parseNameList(o->families);
     if (spec.families.empty()) throw InvalidArgument("--families is empty");
     requireDistinct(spec.families, "--families");
-    for (const auto& f : spec.families) buildTrainConfig(o->t, f);  // validate every family first
+    for (const auto& f : spec.families)  // every family can train, before any does
+      checkTrainable(buildTrainConfig(o->t, f), trainOptionsSource(o->t));
     spec.base = buildTrainConfig(o->t, spec.families.front());
     spec.seeds = {spec.base.run.seed};
     if (!o->seeds.empty()) {
@@ -134,12 +137,13 @@ void addRunCommand(CLI::App& app) {
       }
       return;
     }
-    ExperimentSpec spec = loadPreset(o->preset);
+    const std::string file = presetFile(o->preset);
+    ExperimentSpec spec = readExperimentFile(file, "preset file");
     if (!o->seeds.empty()) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");
     }
     if (o->steps > 0) spec.base.run.steps = o->steps;
-    spec.base.validate();
+    checkTrainable(spec, JsonPath{presetSource(file), ""});  // before anything trains
     runAndReport(spec, o->json, o->checkpoints, o->jobs);
   });
 }

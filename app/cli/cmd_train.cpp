@@ -8,8 +8,10 @@
 #include "cli/progress.h"
 #include "cli/train_options.h"
 #include "io/atomic_file.h"
+#include "io/json_fields.h"
 #include "tasks/task.h"
 #include "train/run_limits.h"
+#include "train/trainable_check.h"
 #include "train/trainer.h"
 #include "train/training_loop.h"
 #include "util/error.h"
@@ -74,6 +76,7 @@ void addTrainCommand(CLI::App& app) {
   addTrainOptions(cmd, o->t);
   cmd->callback([o] {
     TrainConfig cfg = buildTrainConfig(o->t, o->family);
+    checkTrainable(cfg, trainOptionsSource(o->t));
     const std::string dir = o->out.empty() ? "out/train/" + cfg.task.id + "-" + cfg.model.family +
                                                  "-s" + std::to_string(cfg.run.seed)
                                            : o->out;

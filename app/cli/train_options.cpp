@@ -117,6 +117,11 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   addCommonOptions(cmd, o.common);
 }
 
+JsonPath trainOptionsSource(const TrainOptions& o) {
+  if (o.configFile.empty()) return {};
+  return {"--config '" + o.configFile + "'", ""};
+}
+
 TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   TrainConfig c;
   if (!o.configFile.empty()) c = readTrainConfigFile(o.configFile, "--config");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/cli_common.h"
+#include "io/json_fields.h"
 #include "train/train_config.h"
 
 namespace poslab::cli {
@@ -37,6 +38,9 @@ struct TrainOptions {
 void addTrainOptions(CLI::App* cmd, TrainOptions& o);
 // The config for one family (compare replaces model.family per run).
 TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family);
+// Where checkTrainable's messages say the config came from: "--config 'FILE'" when one was given
+// (its field paths, "task.kernel"), else no source (the fields the options set).
+JsonPath trainOptionsSource(const TrainOptions& o);
 std::vector<long long> parseLengthList(const std::string& text, const std::string& what);
 // "0,1,2" -> {0, 1, 2}: non-negative 64-bit seeds; throws InvalidArgument naming `what`.
 std::vector<uint64_t> parseSeedList(const std::string& text, const std::string& what);

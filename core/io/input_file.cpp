@@ -26,14 +26,13 @@ struct FileDescriptor {
   }
 };
 
-}  // namespace
-
-std::string readInputFile(const std::string& path, const std::string& what,
-                          std::uintmax_t maxBytes) {
+// Opens `path` for reading after the checks both functions share; returns its size.
+std::uintmax_t openChecked(const std::string& path, const std::string& what,
+                           std::uintmax_t maxBytes, FileDescriptor& file) {
   const std::string name = what + " '" + path + "'";
   if (path.empty()) throw InvalidArgument(what + ": the path is empty");
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
-  FileDescriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (file.fd < 0) {
     const int err = errno;
     if (err == ENOENT) throw InvalidArgument(name + " does not exist");
@@ -49,9 +48,24 @@ std::string readInputFile(const std::string& path, const std::string& what,
   if (static_cast<std::uintmax_t>(st.st_size) > maxBytes)
     throw InvalidArgument(name + " is " + sizeText(static_cast<std::uintmax_t>(st.st_size)) +
                           ", larger than the " + sizeText(maxBytes) + " such a file may have");
+  return static_cast<std::uintmax_t>(st.st_size);
+}
+
+}  // namespace
+
+void checkInputFile(const std::string& path, const std::string& what, std::uintmax_t maxBytes) {
+  FileDescriptor file{-1};
+  openChecked(path, what, maxBytes, file);
+}
+
+std::string readInputFile(const std::string& path, const std::string& what,
+                          std::uintmax_t maxBytes) {
+  const std::string name = what + " '" + path + "'";
+  FileDescriptor file{-1};
+  const std::uintmax_t size = openChecked(path, what, maxBytes, file);
   // The size can change while reading (or be 0 for /proc files): read at most maxBytes + 1.
   std::string data;
-  data.reserve(static_cast<size_t>(st.st_size));
+  data.reserve(static_cast<size_t>(size));
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(file.fd, buffer, sizeof buffer);

@@ -36,13 +36,15 @@ const std::vector<JsonField<ModelConfig>>& modelFields() {
 }  // namespace
 
 void ModelConfig::validate() const {
-  familyInfo(family);  // throws for an unknown id, naming the known ones
-  checkJsonFields(*this, JsonPath{"", "model"}, modelFields());
-  if (vocab == 1)
-    throw InvalidArgument("model.vocab = 1 is out of range", "0 (from the task) or at least 2");
+  validate(JsonPath{"", "model"});
+}
+
+void ModelConfig::validate(const JsonPath& at) const {
+  checkJsonFields(*this, at, modelFields());  // an unknown family: its row lists the known ones
+  if (vocab == 1) at.key("vocab").fail("= 1 is out of range", "0 (from the task) or at least 2");
   if (dModel % heads != 0)
-    throw InvalidArgument("d_model = " + std::to_string(dModel) +
-                          " is not divisible by heads = " + std::to_string(heads));
+    at.key("d_model").fail(": d_model = " + std::to_string(dModel) +
+                           " is not divisible by heads = " + std::to_string(heads));
 }
 
 void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out) {

@@ -27,8 +27,10 @@ struct ModelConfig {
   std::string norm = "rms";                    // "rms" (RMSNorm) or "layer" (LayerNorm)
 
   long long headDim() const { return dModel / heads; }
-  // Throws InvalidArgument for an unknown family, C not divisible by H, sizes out of range.
+  // Throws InvalidArgument for an unknown family, C not divisible by H, sizes out of range,
+  // naming the field below `at` ("model.d_model" for at = {source, "model"}).
   void validate() const;
+  void validate(const JsonPath& at) const;
 };
 
 // Strict reading of the "model" object (keys, types and limits from model_config.cpp's table);

@@ -7,7 +7,9 @@
 
 #include "io/atomic_file.h"
 #include "io/input_file.h"
+#include "io/json_fields.h"
 #include "train/checkpoint_file.h"
+#include "train/trainable_check.h"
 #include "train/trainer.h"
 #include "train/trainer_state.h"
 #include "util/error.h"
@@ -51,7 +53,11 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
     throw Error("checkpoint " + path + " has a malformed config: " + e.what());
   } catch (const Error& e) {
     throw Error("checkpoint " + path + " has an invalid config: " + e.what());
+  } catch (const std::exception& e) {  // a config that is not a string
+    throw Error("checkpoint " + path + " has a malformed config: " + e.what());
   }
+  // What the run needs on this machine (its text file, its device), naming the checkpoint.
+  checkTrainable(cfg, JsonPath{"checkpoint '" + path + "'", "config"});
   std::unique_ptr<Trainer> trainer;
   try {
     trainer = std::make_unique<Trainer>(cfg);

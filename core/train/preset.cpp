@@ -21,22 +21,28 @@ std::vector<std::string> presetNames() {
   return names;
 }
 
-ExperimentSpec loadPreset(const std::string& nameOrPath) {
+std::string presetFile(const std::string& nameOrPath) {
   // A name that is a path (it exists, or names a folder or a .json file) is read as a file, so an
   // unreadable file is reported as such, not as an unknown preset.
-  std::string path = nameOrPath;
-  const bool looksLikePath = std::filesystem::exists(path) ||
+  const bool looksLikePath = std::filesystem::exists(nameOrPath) ||
                              nameOrPath.find('/') != std::string::npos ||
                              std::filesystem::path(nameOrPath).extension() == ".json";
-  if (!looksLikePath) {
-    path = presetDirectory() + "/" + nameOrPath + ".json";
-    if (!std::filesystem::exists(path)) {
-      std::string known;
-      for (const auto& n : presetNames()) known += (known.empty() ? "" : ", ") + n;
-      throw InvalidArgument("unknown preset '" + nameOrPath + "'", "known presets: " + known);
-    }
+  if (looksLikePath) return nameOrPath;
+  const std::string path = presetDirectory() + "/" + nameOrPath + ".json";
+  if (!std::filesystem::exists(path)) {
+    std::string known;
+    for (const auto& n : presetNames()) known += (known.empty() ? "" : ", ") + n;
+    throw InvalidArgument("unknown preset '" + nameOrPath + "'", "known presets: " + known);
   }
-  return readExperimentFile(path, "preset file");
+  return path;
+}
+
+std::string presetSource(const std::string& path) {
+  return "preset file '" + path + "'";
+}
+
+ExperimentSpec loadPreset(const std::string& nameOrPath) {
+  return readExperimentFile(presetFile(nameOrPath), "preset file");
 }
 
 }  // namespace poslab

@@ -48,4 +48,31 @@ void checkEvaluationFits(const TrainConfig& config, long long vocab, long long l
                           "use shorter lengths");
 }
 
+double modelParameterCount(const ModelConfig& m, long long vocab) {
+  const double C = static_cast<double>(m.dModel), V = static_cast<double>(std::max(vocab, 1LL));
+  const double perLayer = 4 * C * C + 2 * static_cast<double>(m.mlpRatio) * C * C + 16 * C;
+  return 2 * V * C + static_cast<double>(m.layers) * perLayer;
+}
+
+double trainingStepBytes(const TrainConfig& c, long long vocab) {
+  const double B = static_cast<double>(c.optim.batch), T = static_cast<double>(c.task.trainLength);
+  const double C = static_cast<double>(c.model.dModel), H = static_cast<double>(c.model.heads);
+  const double L = static_cast<double>(c.model.layers);
+  const double V = static_cast<double>(std::max(vocab, 1LL));
+  const double scores = 3 * H * T * T;  // scores, softmax, grad
+  const double activations = (12 + 3 * static_cast<double>(c.model.mlpRatio)) * C * T;
+  const double perStep = B * (L * (scores + activations) + 3 * T * V);  // + logits and grad
+  return 4 * (perStep + 4 * modelParameterCount(c.model, vocab));       // float32
+}
+
+void checkTrainingFits(const TrainConfig& c, long long vocab) {
+  const double bytes = trainingStepBytes(c, vocab);
+  if (bytes > kTrainMemoryBudget)
+    throw InvalidArgument("a training step at length " + std::to_string(c.task.trainLength) +
+                              " with batch " + std::to_string(c.optim.batch) + " needs about " +
+                              shortNumber(bytes / (1 << 30)) +
+                              " GiB, over the 8 GiB training memory budget",
+                          "use a shorter train_length, a smaller batch or a smaller model");
+}
+
 }  // namespace poslab

@@ -35,4 +35,17 @@ EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long len
 void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,
                          long long sequences);
 
+// A training step at length T materialises, per layer, the (B, H, T, T) attention scores and
+// their softmax, kept for the backward pass with their gradient, plus the activations, the
+// (B, T, V) logits and the weights with their gradients and AdamW moments (4 float32 copies). Past
+// this budget a run would exhaust a desktop's memory (T = 65536 needs 16 GiB per (1, 1, T, T)).
+constexpr double kTrainMemoryBudget = 8.0 * (1LL << 30);  // bytes
+// Parameters of the model (embedding, blocks, output head), as TinyTransformer builds them.
+double modelParameterCount(const ModelConfig& model, long long vocab);
+// Peak working memory of one training step at the longest training length, estimated.
+double trainingStepBytes(const TrainConfig& config, long long vocab);
+// Throws InvalidArgument when trainingStepBytes exceeds kTrainMemoryBudget; the message names the
+// train length, the batch and the budget.
+void checkTrainingFits(const TrainConfig& config, long long vocab);
+
 }  // namespace poslab

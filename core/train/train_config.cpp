@@ -66,14 +66,19 @@ constexpr const char* kSections[] = {"model", "task", "optim", "run"};
 }  // namespace
 
 void TrainConfig::validate() const {
-  model.validate();
-  checkJsonFields(task, JsonPath{"", "task"}, taskFields());
-  checkJsonFields(optim, JsonPath{"", "optim"}, optimFields());
-  checkJsonFields(run, JsonPath{"", "run"}, runFields());
+  validate(JsonPath{});
+}
+
+void TrainConfig::validate(const JsonPath& at) const {
+  model.validate(at.key("model"));
+  checkJsonFields(task, at.key("task"), taskFields());
+  checkJsonFields(optim, at.key("optim"), optimFields());
+  checkJsonFields(run, at.key("run"), runFields());
   if (task.minTrainLength > task.trainLength)
-    throw InvalidArgument("min_train_length " + std::to_string(task.minTrainLength) +
-                          " must be 0 (off) or at most train_length " +
-                          std::to_string(task.trainLength));
+    at.key("task")
+        .key("min_train_length")
+        .fail("= " + std::to_string(task.minTrainLength) +
+              " must be 0 (off) or at most train_length " + std::to_string(task.trainLength));
 }
 
 void readTrainConfig(const nlohmann::json& j, const JsonPath& at, TrainConfig& out) {

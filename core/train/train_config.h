@@ -49,9 +49,11 @@ struct TrainConfig {
   TaskConfig task;
   OptimConfig optim;
   RunConfig run;
-  // Throws InvalidArgument naming the bad field ("optim.lr"): each field within its table's
-  // limits (the same as when read), and the checks across fields.
+  // Throws InvalidArgument naming the bad field ("optim.lr"; with `at`, the path below it, e.g.
+  // "config.optim.lr" and at's source): each field within its table's limits (the same as when
+  // read), and the checks across fields.
   void validate() const;
+  void validate(const JsonPath& at) const;
 };
 
 // Strict reading: an object with the keys "model", "task", "optim", "run", each an object of known

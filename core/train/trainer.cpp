@@ -97,17 +97,21 @@ void Trainer::State::build() {
   for (long long L : cfg.run.evalLengths)
     checkEvaluationFits(cfg, task->vocabSize(), L,
                         evaluationPasses(*task, L) * cfg.run.evalSequences);
+  checkTrainingFits(cfg, task->vocabSize());
   checkPinsApply(cfg.model, cfg.task.trainLength);
   device = chooseDevice(cfg.run.device);
-  {
+  try {
     // The initial weights come from torch's process-wide generator: seeding it and drawing
     // from it must not interleave with another run starting on another thread.
     static std::mutex generatorMutex;
     std::lock_guard<std::mutex> lock(generatorMutex);
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
+    model->to(device);
+  } catch (const c10::Error& e) {  // LibTorch's message names no field: say which one
+    throw InvalidArgument(std::string("field 'model': LibTorch cannot build this model (") +
+                          e.what_without_backtrace() + ")");
   }
-  model->to(device);
   // The parameter groups (ParameterGroup), each in the model's parameter order.
   const std::set<const c10::TensorImpl*> positionParams = model->positionParameterSet();
   std::vector<torch::Tensor> params[kParameterGroupCount];
@@ -133,7 +137,14 @@ void Trainer::State::build() {
                       std::make_unique<torch::optim::AdamWOptions>(undecayedOpts));
   groups.emplace_back(params[kPositionGroup],
                       std::make_unique<torch::optim::AdamWOptions>(undecayedOpts));
-  optimizer = std::make_unique<torch::optim::AdamW>(groups, opts);
+  try {
+    optimizer = std::make_unique<torch::optim::AdamW>(groups, opts);
+  } catch (const c10::Error& e) {
+    throw InvalidArgument(
+        std::string(
+            "field 'optim' (lr, beta1, beta2, weight_decay): LibTorch's AdamW refuses it (") +
+        e.what_without_backtrace() + ")");
+  }
 }
 
 Trainer::Trainer(TrainConfig config) : s_(std::make_unique<State>()) {

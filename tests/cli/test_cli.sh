@@ -107,7 +107,7 @@ expect_error response-zero-length "must be a length >= 2" "$cli" response --chec
 expect_error bad-seeds "is not a list of seeds" "$cli" compare --task kernel-lm --families rope --seeds 0,-1
 expect_ok seed-zero "$cli" compare --task kernel-lm --families rope --steps 1 --batch 2 --train-length 8 \
   --eval-lengths 8 --eval-sequences 2 --seeds 0,1
-expect_error min-train-length "min_train_length 32 must be 0 (off) or at most train_length 24" \
+expect_error min-train-length "field 'task.min_train_length' = 32 must be 0 (off) or at most train_length 24" \
   "$cli" train --task kernel-lm --family rope --steps 1 --train-length 24 --min-train-length 32
 expect_error negative-min-train-length "min-train-length" \
   "$cli" train --task kernel-lm --family rope --steps 1 --min-train-length -3
@@ -137,8 +137,8 @@ done
 if [ -s "$tmp/jobs1.txt" ] && cmp -s "$tmp/jobs1.txt" "$tmp/jobs2.txt"; then ok; else fail "compare --jobs 2 differs from --jobs 1"; fi
 expect_error negative-jobs "--jobs must be 0" "$cli" compare --task kernel-lm --families rope --steps 1 --jobs -1
 expect_error response-wrong-task "bits-then-QUERY" "$cli" response --checkpoint "$tmp/ii/rope-seed0.pt"
-expect_error train-unknown-task "unknown task" "$cli" train --task nonsense --family rope --steps 1
-expect_error train-bad-length "outside what task" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"
+expect_error train-unknown-task "field 'task.id': unknown task 'nonsense'" "$cli" train --task nonsense --family rope --steps 1
+expect_error train-bad-length "field 'run.eval_lengths\[0\]' = 100000: task indirect-indexing cannot generate" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"
 expect_error eval-missing "checkpoint '$tmp/none.pt' does not exist" "$cli" eval --checkpoint "$tmp/none.pt"
 echo "garbage" > "$tmp/garbage.pt"
 expect_error eval-garbage "not a PosLab checkpoint" "$cli" eval --checkpoint "$tmp/garbage.pt"

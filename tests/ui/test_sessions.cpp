@@ -59,7 +59,7 @@ poslab::ExperimentSpec customSetup() {
   e.families = {"pope", "rope", "alibi"};
   e.seeds = {7};
   e.base.task.id = "indirect-indexing";
-  e.base.task.options = {{"alphabet", 12}};
+  e.base.task.options = {{"alphabet", 64}};  // indirect-indexing: lengths up to alphabet + 3
   e.base.task.trainLength = 24;
   e.base.model.dModel = 32;
   e.base.model.heads = 2;
@@ -69,7 +69,7 @@ poslab::ExperimentSpec customSetup() {
   e.base.run.steps = 123;
   e.base.run.seed = 7;
   e.base.run.evalLengths = {24, 48};
-  e.familyParams["pope"] = {{"gamma", 0.5}};
+  e.familyParams["pope"] = {{"delta", -0.5}};  // a parameter PoPE has: the setup trains
   return e;
 }
 
@@ -154,14 +154,14 @@ class TestSessions : public QObject {
     QCOMPARE(std::set<std::string>(e.families.begin(), e.families.end()),
              (std::set<std::string>{"pope", "rope", "alibi"}));
     QCOMPARE(e.base.task.id, std::string("indirect-indexing"));
-    QCOMPARE(e.base.task.options.at("alphabet"), 12.0);
+    QCOMPARE(e.base.task.options.at("alphabet"), 64.0);
     QCOMPARE(e.base.run.steps, 123LL);
     QCOMPARE(e.base.optim.lr, 0.002);
     QCOMPARE(e.base.optim.batch, 16LL);
     QCOMPARE(e.base.model.dModel, 32LL);
     QCOMPARE(e.base.run.evalLengths, (std::vector<long long>{24, 48}));
     QCOMPARE(e.seeds, (std::vector<uint64_t>{7}));
-    QCOMPARE(e.familyParams.at("pope").at("gamma"), 0.5);
+    QCOMPARE(e.familyParams.at("pope").at("delta"), -0.5);
 
     // The file is the documented format.
     QFile f(file);
@@ -226,6 +226,39 @@ class TestSessions : public QObject {
     QTest::newRow("integer task option not an integer")
         << "alphabet"
         << "field 'training.config.task.options.alphabet' = 12.5 is not an integer";
+    // Issue 17 s3: sessions that cannot train are refused at load (checkTrainable), naming the
+    // field, not at Play.
+    QTest::newRow("s3 unknown kernel")
+        << "kernel"
+        << "field 'training.config.task.kernel' = \"bogus\" is not a kernel";
+    QTest::newRow("s3 unknown family parameter")
+        << "familyparam"
+        << "field 'training.family_params.rope.zeta': family rope has no";
+    QTest::newRow("s3 missing text file")
+        << "textfile"
+        << "field 'training.config.task.text_file': text file '/nonexistent/";
+    // The Debian LibTorch this project builds with has no CUDA.
+    QTest::newRow("s3 device cuda")
+        << "cuda"
+        << "field 'training.config.run.device' = \"cuda\": this LibTorch build";
+    QTest::newRow("s3 eval length 1e7")
+        << "eval1e7"
+        << "field 'training.config.run.eval_lengths[1]' = 1e+07 is out of range";
+    QTest::newRow("s3 eval length the task cannot generate")
+        << "evaltask"
+        << "field 'training.config.run.eval_lengths[1]' = 100000: task";
+    QTest::newRow("s3 beta1 2") << "beta1"
+                                << "field 'training.config.optim.beta1' = 2 is out of range";
+    // Issue 17 s2: runaways the GUI must refuse like the CLI.
+    QTest::newRow("s2 train_length 1e9")
+        << "trainlength"
+        << "field 'training.config.task.train_length' = 1e+09 is out of range";
+    QTest::newRow("s2 steps 2^63-1")
+        << "steps"
+        << "field 'training.config.run.steps' = 9223372036854775807 is out of range";
+    // Issue 17 s5: a top-level array was "field '' must be a JSON object".
+    QTest::newRow("s5 top-level array") << "array"
+                                        << "the document must be a JSON object, not an array";
   }
   void malformedSessionChangesNothing() {
     QFETCH(QString, mutation);
@@ -262,7 +295,19 @@ class TestSessions : public QObject {
     if (mutation == "evalseq") s["training"]["config"]["run"]["eval_sequences"] = 0;
     if (mutation == "lrdigits") s["training"]["config"]["optim"]["lr"] = 1.2345678901234567e-5;
     if (mutation == "alphabet") s["training"]["config"]["task"]["options"]["alphabet"] = 12.5;
+    json& task = s["training"]["config"]["task"];
+    if (mutation == "kernel") task = {{"id", "kernel-lm"}, {"kernel", "bogus"}};
+    if (mutation == "familyparam") s["training"]["family_params"] = {{"rope", {{"zeta", 1}}}};
+    if (mutation == "textfile") task = {{"id", "byte-lm"}, {"text_file", "/nonexistent/a.txt"}};
+    json& run = s["training"]["config"]["run"];
+    if (mutation == "cuda") run["device"] = "cuda";
+    if (mutation == "eval1e7") run["eval_lengths"] = {24, 1e7};
+    if (mutation == "evaltask") run["eval_lengths"] = {24, 100000};
+    if (mutation == "trainlength") task["train_length"] = 1e9;
+    if (mutation == "steps") run["steps"] = 9223372036854775807LL;
+    if (mutation == "beta1") s["training"]["config"]["optim"]["beta1"] = 2;
     text = QByteArray::fromStdString(s.dump(2));
+    if (mutation == "array") text = "[1, 2]";
     if (mutation == "syntax") text = "{\n  \"format\": \"poslab-session-1\",\n  \"tab\": kernel\n}";
     const QString file = dir.filePath("bad.poslab");
     if (mutation != "missing") writeText(file, text);
@@ -283,7 +328,7 @@ class TestSessions : public QObject {
     closeErrorBoxes(w);
 
     // The same file, repaired, opens.
-    if (mutation != "syntax" && mutation != "missing") {
+    if (mutation != "syntax" && mutation != "missing" && mutation != "array") {
       json good = s;
       good["format"] = "poslab-session-1";
       good["explorer"]["family"] = "jordan-exact";
@@ -293,6 +338,7 @@ class TestSessions : public QObject {
       good["training"]["families"] = {"rope"};
       good["views"]["kernel"].erase("lagz");
       good["training"].erase("variants");
+      good["training"].erase("family_params");
       good["views"]["kernel"]["lags"] = 1024;
       good["training"]["config"] = before["training"]["config"];
       good["training"]["config"]["run"]["steps"] = 77;

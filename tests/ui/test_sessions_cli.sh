@@ -80,9 +80,11 @@ JSON
 timeout 120 "$gui" --screenshot "$tmp/preset.png" --preset "$tmp/tiny.json" >"$tmp/out"
 grep -q "wrote $tmp/preset.png" "$tmp/out" || { echo "no 'wrote' line"; cat "$tmp/out"; exit 1; }
 check_png "$tmp/preset.png" 20000
-# A setup the task refuses fails at once (not after the timeout).
+# A setup the task refuses fails at once (not after the timeout), when the preset is read,
+# naming the file and the field (issue 17 s3: checked at load, not at Play).
 sed 's/\[12, 16\]/[12, 99]/' "$tmp/tiny.json" >"$tmp/toolong.json"
-expect_error "evaluation length 99" --screenshot "$tmp/x.png" --preset "$tmp/toolong.json"
+expect_error "preset file '$tmp/toolong.json': field 'config.run.eval_lengths[1]' = 99: task indirect-indexing cannot generate" \
+  --screenshot "$tmp/x.png" --preset "$tmp/toolong.json"
 # A misspelt key is refused as the CLI refuses it, naming the file and the key.
 sed 's/"batch"/"batchsize"/' "$tmp/tiny.json" >"$tmp/typo.json"
 expect_error "preset file '$tmp/typo.json': field 'config.optim.batchsize' is not a known field" \

@@ -202,7 +202,13 @@ bool SessionController::applyStateString(const QString& text) {
     error =
         tr("the state string lists trained models; they live in files next to a session: "
            "open the .poslab file instead");
-  if (!decoded || !state.checkpoints.empty() || !applySession(*window_, state, &error)) {
+  bool applied = false;
+  if (decoded && state.checkpoints.empty()) {
+    applied = applySession(*window_, state, &error);
+    // Named like a session file's problems are ("session file X: field ..."), by their source.
+    if (!applied) error = tr("the state string: %1").arg(error);
+  }
+  if (!applied) {
     showError(tr("Cannot paste state"), error + tr("\n\nNothing was changed."));
     return false;
   }

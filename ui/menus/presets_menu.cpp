@@ -7,9 +7,11 @@
 #include <exception>
 
 #include "error_report.h"
+#include "io/json_fields.h"
 #include "main_window.h"
 #include "train/experiment_plan.h"
 #include "train/preset.h"
+#include "train/trainable_check.h"
 #include "training/training_panel.h"
 
 namespace poslab::ui {
@@ -22,7 +24,11 @@ bool loadPresetIntoWindow(MainWindow& window, const QString& nameOrPath, QString
                           QString* note) {
   poslab::ExperimentSpec spec;
   try {
-    spec = poslab::loadPreset(nameOrPath.toStdString());
+    const std::string file = poslab::presetFile(nameOrPath.toStdString());
+    spec = poslab::readExperimentFile(file, "preset file");
+    // Everything its runs need, before the tab changes: a preset that cannot train is refused
+    // here, naming the field, not at Play.
+    poslab::checkTrainable(spec, poslab::JsonPath{poslab::presetSource(file), ""});
   } catch (const std::exception& e) {
     *error = QString::fromUtf8(e.what());
     return false;

@@ -102,7 +102,9 @@ class ObjectReader {
   void fail(const std::string& field, const std::string& what) {
     if (!ok_) return;
     ok_ = false;
-    *error_ = QObject::tr("field '%1' %2").arg(q(field), q(what));
+    // The top level has no field name: "the document must be a JSON object, not an array".
+    *error_ = field.empty() ? QObject::tr("the document %1").arg(q(what))
+                            : QObject::tr("field '%1' %2").arg(q(field), q(what));
   }
 
  private:

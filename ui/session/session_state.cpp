@@ -17,6 +17,7 @@
 #include "io/json_fields.h"
 #include "main_window.h"
 #include "menus/edit_view_menus.h"
+#include "train/trainable_check.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
@@ -94,10 +95,13 @@ QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
   for (const auto& [f, params] : e.familyParams)
     if (!findFamily(f))
       return QObject::tr("field 'training.family_params': unknown family '%1'").arg(q(f));
+  // Everything the runs need (task kernels, options and text file, family parameters, pins,
+  // evaluation lengths against the budget, the device), named by field: a session that cannot
+  // train is refused here, at load, not at Play.
   try {
-    e.base.validate();
+    checkTrainable(e, JsonPath{"", "training"});
   } catch (const std::exception& ex) {
-    return QObject::tr("field 'training.config': %1").arg(ex.what());
+    return QString::fromUtf8(ex.what());
   }
   // Every value the training panel's controls hold, within their ranges and to their precision:
   // a value they would clamp or round is refused rather than silently changed.

@@ -107,8 +107,7 @@ std::optional<std::vector<long long>> parseEvalLengths(const QString& text) {
     if (!ok || v <= 0) return std::nullopt;
     out.push_back(v);
   }
-  if (out.empty()) return std::nullopt;
-  return out;
+  return out;  // empty: the train length (docs/SESSIONS.md, run.eval_lengths)
 }
 
 TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec) {

@@ -73,7 +73,8 @@ TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec);
 poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
                                           const TrainingFormSettings& form,
                                           QString* problem = nullptr);
-// "64, 256,1024" -> {64, 256, 1024}; nullopt on anything else (empty, a word, 0, a negative).
+// "64, 256,1024" -> {64, 256, 1024}, "" -> {} (the train length); nullopt on anything else (a
+// word, 0, a negative).
 std::optional<std::vector<long long>> parseEvalLengths(const QString& text);
 
 // Empty when the form holds every value of `spec` it shows exactly; else the first field it would

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# Issue #17 sections 3 (last bullet) and 5 through poslab-cli: a setup that cannot train is refused
+# when it is read (checkTrainable, core/train/trainable_check.h), before any training, with exit
+# code 2 and one line naming the file and the field; and every message of section 5 names its
+# file or field. Each case below is named after the issue's wording.
+#
+# Checklist: every case of issue 17 sections 1-5 and the test that holds it.
+#  s1 1e400 in a session / preset / config / state string: test_sessions_cli.sh huge.poslab;
+#     test_cli.sh preset-1e400; here config-1e400; test_session_load_checks stateStringsThat...
+#  s1 /dev/zero or huge input (session, preset, config, checkpoint, state string):
+#     test_sessions_cli.sh /dev/zero; here preset-dev-zero, preset-too-big; test_cli.sh
+#     config-dev-zero, checkpoint-dev-zero; test_session_load_checks (forged length header)
+#  s2 train_length 1e9 / steps 2^63-1 (CLI, preset, GUI): test_cli.sh train-length-huge,
+#     steps-huge, preset-train-length, preset-steps; test_sessions rows "s2 ..."
+#  s2 FIFO as session, preset, config, checkpoint, text: test_sessions_cli.sh fifo.poslab;
+#     test_cli.sh *-fifo; here preset-text-fifo
+#  s2 eval length 1048576, checkpoint before evaluation, evaluation progress: test_cli.sh
+#     eval-length-budget, eval-command-budget, killed-during-eval; here preset-eval-budget
+#  s2 kernel --lags 0:16777216: test_cli.sh kernel-lags-budget
+#  s3 unknown keys, trailing garbage, true for a number, 3.7 for an integer, "kernal":
+#     test_cli.sh preset-* and config-* (learning_rate, step, dmodel, train_len, seed,
+#     descripton, trailing, true-number, fraction, kernal, preset-variants);
+#     tests/core/test_experiment_file.cpp; test_sessions rows "misspelt ..."
+#  s3 CLI values (seeds -1 / [], families [], --train-length 0, --eval-every -1,
+#     --eval-sequences 0/-5, --pin, --text, eval --eval-sequences 0, run --steps 0/-1,
+#     probe --families '', compare rope,rope, diagnose --set gamma=nan|inf|-3): test_cli.sh
+#     "Options that used to be accepted silently" block, preset-negative-seed, preset-no-*
+#  s3 stdout on a full device: test_cli.sh kernel-full, kernel-json-full, probe-full
+#  s3 GUI loads sessions that cannot train (unknown kernel, unknown family parameter, missing
+#     text file, device cuda, eval length 1e7, beta1 = 2): test_sessions rows "s3 ..." (File >
+#     Open), test_session_load_checks untrainableStateString... (Paste State),
+#     tests/core/test_trainable_check.cpp, and here (presets, --config, options, checkpoints)
+#  s3 the example session of docs/SESSIONS.md trains: TrainableCheck.DocumentedSessionsTrain,
+#     TestSessionLoadChecks::documentedSessionsOpenAndTrain
+#  s3 empty eval_lengths is the train length: TrainableCheck.EmptyEvalLengthsMeanTheTrainLength,
+#     documentedSessionsOpenAndTrain (Step with the field empty), here "empty eval_lengths"
+#  s4 train --out EXISTING: test_cli.sh out-existing, out-force
+#  s4 --screenshot written in place: test_screenshot.sh (old.png kept)
+#  s4 atomic writer and symlinks / devices / stale temporaries: tests/core/test_atomic_file.cpp
+#  s4 compare --checkpoints FILE checked first: test_cli.sh checkpoints-file
+#  s5 each message: here, section 5 below; test_sessions row "s5 top-level array"
+set -uo pipefail
+cli="${POSLAB_CLI:?set POSLAB_CLI to the poslab-cli binary}"
+tmp=$(mktemp -d)
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+ok() { pass=$((pass + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_error NAME PATTERN CMD...: exit code 2, one stderr line matching PATTERN (grep -E),
+# nothing on stdout. A command that trains would run into the timeout instead (exit 124).
+expect_error() {
+  local name=$1 pattern=$2; shift 2
+  timeout 30 "$@" > "$tmp/out" 2> "$tmp/err"
+  local rc=$?
+  if [ $rc -ne 2 ]; then fail "$name: exit $rc, expected 2 ($(head -c 300 "$tmp/err"))"; return; fi
+  if ! grep -qE -- "$pattern" "$tmp/err"; then fail "$name: stderr '$(cat "$tmp/err")' lacks '$pattern'"; return; fi
+  if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then fail "$name: stderr is not one line: $(cat "$tmp/err")"; return; fi
+  if [ -s "$tmp/out" ]; then fail "$name: printed on stdout"; return; fi
+  ok
+}
+# expect_not NAME PATTERN: the last stderr does not match PATTERN (grep -E).
+expect_not() {
+  if grep -qE -- "$2" "$tmp/err"; then fail "$1: stderr '$(cat "$tmp/err")' has '$2'"; else ok; fi
+}
+
+# A preset that trains in a second; each case edits one field. steps 1000000: a case that is not
+# refused up front trains into the timeout instead of passing.
+base="$tmp/base.json"
+cat > "$base" <<'JSON'
+{"name": "p", "families": ["rope"], "seeds": [0],
+ "config": {"task": {"id": "kernel-lm", "kernel": "mixed_raw", "train_length": 8},
+            "model": {"d_model": 16, "heads": 2, "layers": 1}, "optim": {"batch": 2},
+            "run": {"steps": 1000000, "eval_lengths": [8], "eval_sequences": 2, "eval_every": 0}}}
+JSON
+mutate() {  # mutate OUT PYTHON: a copy of the base preset with d edited by PYTHON
+  /usr/bin/python3 -c "import json; d=json.load(open('$base')); $2; json.dump(d, open('$1', 'w'))"
+}
+preset_refused() {  # preset_refused NAME FIELD-AND-MESSAGE PYTHON
+  mutate "$tmp/$1.json" "$3"
+  expect_error "preset-$1" "^poslab-cli: error: preset file '$tmp/$1.json': field $2" \
+    "$cli" run --preset "$tmp/$1.json"
+}
+config_refused() {  # config_refused NAME FIELD-AND-MESSAGE PYTHON: the config alone, train --config
+  mutate "$tmp/c-$1.json" "$3; d = d['config']"
+  expect_error "config-$1" "^poslab-cli: error: --config '$tmp/c-$1.json': field $2" \
+    "$cli" train --family rope --config "$tmp/c-$1.json" --out "$tmp/out-$1"
+  [ ! -e "$tmp/out-$1" ] && ok || fail "config-$1: a refused config created its run directory"
+}
+
+## Section 3, last bullet: "sessions that cannot train (unknown kernel, unknown family parameter,
+## missing text file, device cuda, eval length 1e7, beta1 = 2)" are refused when read.
+# s3 unknown kernel
+preset_refused kernel "'config.task.kernel' = \"mixed_rawx\" is not a kernel of task kernel-lm" \
+  'd["config"]["task"]["kernel"] = "mixed_rawx"'
+config_refused kernel "'task.kernel' = \"mixed_rawx\"" 'd["config"]["task"]["kernel"] = "mixed_rawx"'
+expect_error train-kernel-option "field 'task.kernel' = \"nope\" is not a kernel of task kernel-lm" \
+  "$cli" train --task kernel-lm --kernel nope --family rope --steps 1000000 --out "$tmp/o1"
+expect_error compare-kernel-option "field 'task.kernel' = \"nope\"" \
+  "$cli" compare --task sector-teacher --kernel nope --families rope,pope --steps 1000000
+# A variant that switches the task: the inherited kernel is one the new task lacks.
+preset_refused variant-task "'config.task.kernel' = \"mixed_raw\" is not a kernel of task sector-teacher" \
+  'd["variants"] = [{"id": "sector-teacher"}]'
+# s3 unknown family parameter
+preset_refused family-param "'family_params.rope.zeta': family rope has no parameter 'zeta'" \
+  'd["family_params"] = {"rope": {"zeta": 1}}'
+preset_refused family-param-range "'family_params.damped-rope.gamma': gamma = -3 is out of range" \
+  'd["families"] = ["damped-rope"]; d["family_params"] = {"damped-rope": {"gamma": -3}}'
+config_refused model-family-param "'model.family_params.zeta': family rope has no parameter" \
+  'd["config"]["model"]["family_params"] = {"zeta": 1}'
+# s3 missing text file (and a directory, an empty file, a FIFO as the text)
+preset_refused text-missing "'config.task.text_file': text file '$tmp/none.txt' does not exist" \
+  "d['config']['task'] = {'id': 'byte-lm', 'text_file': '$tmp/none.txt', 'train_length': 8}"
+mkdir -p "$tmp/adir"
+preset_refused text-dir "'config.task.text_file': text file '$tmp/adir' is a directory" \
+  "d['config']['task'] = {'id': 'byte-lm', 'text_file': '$tmp/adir', 'train_length': 8}"
+: > "$tmp/empty.txt"
+preset_refused text-empty "'config.task.text_file': byte-lm: text file '$tmp/empty.txt' is empty" \
+  "d['config']['task'] = {'id': 'byte-lm', 'text_file': '$tmp/empty.txt', 'train_length': 8}"
+mkfifo "$tmp/fifo"
+preset_refused text-fifo "'config.task.text_file': text file '$tmp/fifo' is not a regular file" \
+  "d['config']['task'] = {'id': 'byte-lm', 'text_file': '$tmp/fifo', 'train_length': 8}"
+expect_error train-text-option "field 'task.text_file': text file '$tmp/none.txt' does not exist" \
+  "$cli" train --task byte-lm --text "$tmp/none.txt" --family rope --steps 1000000 --out "$tmp/o2"
+# s3 device cuda (this project's Debian LibTorch has no CUDA; on a CUDA machine it would train)
+if ! command -v nvidia-smi > /dev/null; then
+  preset_refused cuda "'config.run.device' = \"cuda\": this LibTorch build or machine has no CUDA" \
+    'd["config"]["run"]["device"] = "cuda"'
+  expect_error train-cuda-option "field 'run.device' = \"cuda\"" \
+    "$cli" train --task kernel-lm --device cuda --family rope --steps 1000000 --out "$tmp/o3"
+fi
+# s3 eval length 1e7 (the reader's range), one over the evaluation budget, one the task cannot make
+preset_refused eval-1e7 "'config.run.eval_lengths\[1\]' = 1e\+07 is out of range" \
+  'd["config"]["run"]["eval_lengths"] = [8, 1e7]'
+preset_refused eval-budget "'config.run.eval_lengths\[0\]': evaluation at length 1048576 .* over the budget" \
+  'd["config"]["run"]["eval_lengths"] = [1048576]; d["config"]["run"]["eval_sequences"] = 64'
+preset_refused eval-task "'config.run.eval_lengths\[0\]' = 100000: task indirect-indexing cannot generate" \
+  'd["config"]["task"] = {"id": "indirect-indexing", "train_length": 24}; d["config"]["run"]["eval_lengths"] = [100000]'
+# s3 beta1 = 2 (and the other optimiser fields LibTorch would refuse with a stack trace)
+preset_refused beta1 "'config.optim.beta1' = 2 is out of range" 'd["config"]["optim"]["beta1"] = 2'
+preset_refused beta2 "'config.optim.beta2' = 1 is out of range" 'd["config"]["optim"]["beta2"] = 1'
+preset_refused weight-decay "'config.optim.weight_decay' = -1 is out of range" \
+  'd["config"]["optim"]["weight_decay"] = -1'
+# Task options and pins, named by field as well.
+preset_refused task-option "'config.task.options.no_such': task kernel-lm has no option 'no_such'" \
+  'd["config"]["task"]["options"] = {"no_such": 1}'
+preset_refused pin "'config.model.pinned': cannot pin 'gamma': family rope does not learn it" \
+  'd["config"]["model"]["pinned"] = ["gamma"]'
+# s3 "An empty eval_lengths, documented as 'the train length'": it trains, evaluated at T.
+mutate "$tmp/empty-eval.json" 'd["config"]["run"]["steps"] = 2; d["config"]["run"]["eval_lengths"] = []'
+if timeout 60 "$cli" run --preset "$tmp/empty-eval.json" --json > "$tmp/ee.json" 2> "$tmp/err" &&
+   /usr/bin/python3 -c "import json; d=json.load(open('$tmp/ee.json')); assert [e['length'] for e in d['results'][0]['eval']] == [8]"; then
+  ok
+else
+  fail "empty eval_lengths: $(cat "$tmp/err")"
+fi
+# The checkpoint's config is checked on eval, naming the checkpoint (a byte-lm text since removed).
+printf 'the quick brown fox jumps over the lazy dog. %.0s' $(seq 200) > "$tmp/corpus.txt"
+if timeout 120 "$cli" train --task byte-lm --text "$tmp/corpus.txt" --family rope --steps 1 --batch 2 \
+     --train-length 8 --eval-lengths 8 --eval-sequences 2 --out "$tmp/bl" > /dev/null 2>&1; then
+  rm "$tmp/corpus.txt"
+  expect_error eval-checkpoint-text "checkpoint '$tmp/bl/checkpoint.pt': field 'config.task.text_file': text file '$tmp/corpus.txt' does not exist" \
+    "$cli" eval --checkpoint "$tmp/bl/checkpoint.pt"
+else
+  fail "the byte-lm run for the checkpoint case did not train"
+fi
+
+## Section 5: "Name the file and the field in every error".
+# s5 "an unreadable preset is reported as 'unknown preset'"
+expect_error preset-missing-path "preset file '$tmp/none.json' does not exist" "$cli" run --preset "$tmp/none.json"
+expect_not preset-missing-path "unknown preset"
+echo '{}' > "$tmp/locked.json"
+chmod 000 "$tmp/locked.json"
+if [ "$(id -u)" -ne 0 ]; then
+  expect_error preset-unreadable "cannot open preset file '$tmp/locked.json': Permission denied" \
+    "$cli" run --preset "$tmp/locked.json"
+  expect_not preset-unreadable "unknown preset"
+fi
+# s5 "a directory as a preset or checkpoint gives a libstdc++ message without the file name"
+expect_error preset-dir "preset file '$tmp/adir' is a directory" "$cli" run --preset "$tmp/adir"
+expect_error checkpoint-dir "checkpoint '$tmp/adir' is a directory" "$cli" eval --checkpoint "$tmp/adir"
+expect_error config-dir "--config '$tmp/adir' is a directory" "$cli" train --family rope --config "$tmp/adir"
+expect_error text-dir-option "field 'task.text_file': text file '$tmp/adir' is a directory" \
+  "$cli" train --task byte-lm --text "$tmp/adir" --family rope --out "$tmp/o4"
+# s5 "u64 values are printed as -1": the largest seed is shown as itself, everywhere.
+max=18446744073709551615
+timeout 60 "$cli" compare --task kernel-lm --families rope --seeds "$max" --steps 1 --batch 2 \
+  --train-length 8 --eval-lengths 8 --eval-sequences 2 --json > "$tmp/u64.json" 2> "$tmp/err"
+/usr/bin/python3 -c "import json; d=json.load(open('$tmp/u64.json')); assert d['results'][0]['seed'] == $max" \
+  && ok || fail "compare --json reports seed $max as $(cat "$tmp/u64.json" | head -c 300)"
+expect_not u64-progress "(^|[^0-9])-1([^0-9]|$)"
+timeout 60 "$cli" train --task kernel-lm --family rope --seed "$max" --steps 1 --batch 2 \
+  --train-length 8 --eval-lengths 8 --eval-sequences 2 --out "$tmp/u64run" --json > "$tmp/u64t.json" 2> /dev/null
+/usr/bin/python3 -c "
+import json
+assert json.load(open('$tmp/u64t.json'))['results'][0]['seed'] == $max
+assert json.load(open('$tmp/u64run/config.json'))['run']['seed'] == $max" \
+  && ok || fail "train --seed $max: $(head -c 300 "$tmp/u64t.json")"
+preset_refused seed-too-big "'seeds\[0\]' = 18446744073709551616 is out of range|'seeds\[0\]' = 1.8446744073709552e\+19 is out of range" \
+  'd["seeds"] = [18446744073709551616]'
+# s5 "eval --checkpoint /dev/zero says 'out of memory'"
+expect_error checkpoint-dev-zero "checkpoint '/dev/zero' is not a regular file" "$cli" eval --checkpoint /dev/zero
+expect_not checkpoint-dev-zero "out of memory"
+expect_error preset-dev-zero "preset file '/dev/zero' is not a regular file" "$cli" run --preset /dev/zero
+head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' ' ' > "$tmp/big.json"
+expect_error preset-too-big "preset file '$tmp/big.json' is 17 MiB, larger than the 16 MiB" \
+  "$cli" run --preset "$tmp/big.json"
+# s5 "an unknown subcommand says 'A subcommand is required'"
+expect_error unknown-subcommand "unknown command 'trian' \(commands: .*train" "$cli" trian
+expect_not unknown-subcommand "A subcommand is required"
+# s5 "lr 1e308 and batch 1e9 give LibTorch errors naming no field" (files: test_cli.sh; options:)
+expect_error lr-option "field 'optim.lr' = 1e\+308 is out of range" \
+  "$cli" train --task kernel-lm --family rope --lr 1e308 --out "$tmp/o5"
+expect_not lr-option "LibTorch|libc10|Exception raised"
+expect_error batch-option "field 'optim.batch' = 1000000000 is out of range" \
+  "$cli" train --task kernel-lm --family rope --batch 1000000000 --out "$tmp/o6"
+expect_error compare-lr-option "field 'optim.lr' = 1e\+308" \
+  "$cli" compare --task kernel-lm --families rope,pope --lr 1e308
+# s5 "a top-level JSON array is field '' must be a JSON object"
+echo '[1, 2]' > "$tmp/array.json"
+expect_error preset-array "preset file '$tmp/array.json' must hold a JSON object" "$cli" run --preset "$tmp/array.json"
+expect_not preset-array "field ''"
+expect_error config-array "--config '$tmp/array.json' must hold a JSON object" \
+  "$cli" train --family rope --config "$tmp/array.json"
+echo '{"families": ["rope"], "config": []}' > "$tmp/inner-array.json"
+expect_error preset-inner-array "preset file '$tmp/inner-array.json': field 'config' must be" \
+  "$cli" run --preset "$tmp/inner-array.json"
+# Section 1 for configs: a number no double holds names the file (presets: test_cli.sh).
+echo '{"optim": {"lr": 1e400}}' > "$tmp/c-1e400.json"
+expect_error config-1e400 "--config '$tmp/c-1e400.json'" "$cli" train --family rope --config "$tmp/c-1e400.json"
+
+echo "cli bad input: $pass passed, $failures failed"
+[ "$failures" -eq 0 ]
