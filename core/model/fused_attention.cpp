@@ -38,6 +38,16 @@ struct Plan : torch::CustomClassHolder {
   int64_t length() const { return v.size(2); }
 };
 
+// (bn, H, n, c) -> (bn H, n, c) for the batched products: a view where the layout allows, else
+// a copy (read-only operands).
+at::Tensor flat(const at::Tensor& t) {
+  return t.reshape({t.size(0) * t.size(1), t.size(2), t.size(3)});
+}
+// The same for a tensor written in place: always a view (the accumulators' layouts allow it).
+at::Tensor flatView(const at::Tensor& t) {
+  return t.view({t.size(0) * t.size(1), t.size(2), t.size(3)});
+}
+
 struct TileRange {
   int64_t q0, qn, k0, kn;
 };
@@ -126,13 +136,13 @@ void forwardTiles(Plan& p) {
       forBatchSlices(B, H * t.qn * t.kn, [&](int64_t b0, int64_t bn) {
         at::Tensor s = tileLogits(p, e, t, b0, bn);  // (bn, H, qn, kn)
         at::Tensor mOld = m.narrow(0, b0, bn), lv = l.narrow(0, b0, bn);
-        at::Tensor mNew = at::maximum(mOld, s.amax(-1));  // finite: key 0 is in the first tile
-        at::Tensor w = (s - mNew.unsqueeze(-1)).exp_();   // (bn, H, qn, kn)
-        at::Tensor corr = (mOld - mNew).exp_();
+        at::Tensor mNew = at::maximum(mOld, s.amax(-1));       // finite: key 0 is in the first tile
+        at::Tensor w = at::sub(s, mNew.unsqueeze(-1)).exp_();  // (bn, H, qn, kn)
+        at::Tensor corr = at::sub(mOld, mNew).exp_();
         lv.mul_(corr).add_(w.sum(-1));
         at::Tensor av = acc.narrow(0, b0, bn);
-        av.mul_(corr.unsqueeze(-1))
-            .add_(at::matmul(w, p.v.narrow(0, b0, bn).narrow(2, t.k0, t.kn)));
+        av.mul_(corr.unsqueeze(-1));
+        flatView(av).baddbmm_(flat(w), flat(p.v.narrow(0, b0, bn).narrow(2, t.k0, t.kn)));
         mOld.copy_(mNew);
       });
     }
@@ -194,21 +204,19 @@ variable_list backwardTiles(const Plan& p, const at::Tensor& gradOut) {
       forBatchSlices(B, H * t.qn * t.kn, [&](int64_t b0, int64_t bn) {
         at::Tensor s = tileLogits(p, e, t, b0, bn);  // (bn, H, qn, kn)
         at::Tensor lse = p.lse.narrow(0, b0, bn).narrow(2, t.q0, t.qn);
-        at::Tensor w = (s - lse.unsqueeze(-1)).exp_();  // P
-        at::Tensor dOi = dO.narrow(0, b0, bn).narrow(2, t.q0, t.qn);
-        at::Tensor vj = p.v.narrow(0, b0, bn).narrow(2, t.k0, t.kn);
-        dV.narrow(0, b0, bn).narrow(2, t.k0, t.kn).add_(at::matmul(w.transpose(-1, -2), dOi));
-        at::Tensor ds = at::matmul(dOi, vj.transpose(-1, -2));  // dP
-        ds.sub_(rowDot.narrow(0, b0, bn).narrow(2, t.q0, t.qn).unsqueeze(-1)).mul_(w);
+        at::Tensor w = flat(at::sub(s, lse.unsqueeze(-1)).exp_());          // P (bn H, qn, kn)
+        at::Tensor dOi = flat(dO.narrow(0, b0, bn).narrow(2, t.q0, t.qn));  // (bn H, qn, hs)
+        at::Tensor vj = flat(p.v.narrow(0, b0, bn).narrow(2, t.k0, t.kn));  // (bn H, kn, hs)
+        flatView(dV.narrow(0, b0, bn).narrow(2, t.k0, t.kn)).baddbmm_(w.transpose(1, 2), dOi);
+        at::Tensor ds = at::bmm(dOi, vj.transpose(1, 2));  // dP (bn H, qn, kn)
+        ds.sub_(flat(rowDot.narrow(0, b0, bn).narrow(2, t.q0, t.qn).unsqueeze(-1))).mul_(w);
         if (p.factorized()) {
-          dA.narrow(0, b0, bn)
-              .narrow(2, t.q0, t.qn)
-              .add_(at::matmul(ds, p.b.narrow(0, b0, bn).narrow(2, t.k0, t.kn)));
-          dB.narrow(0, b0, bn)
-              .narrow(2, t.k0, t.kn)
-              .add_(at::matmul(ds.transpose(-1, -2), p.a.narrow(0, b0, bn).narrow(2, t.q0, t.qn)));
+          flatView(dA.narrow(0, b0, bn).narrow(2, t.q0, t.qn))
+              .baddbmm_(ds, flat(p.b.narrow(0, b0, bn).narrow(2, t.k0, t.kn)));
+          flatView(dB.narrow(0, b0, bn).narrow(2, t.k0, t.kn))
+              .baddbmm_(ds.transpose(1, 2), flat(p.a.narrow(0, b0, bn).narrow(2, t.q0, t.qn)));
         }
-        if (keepDs) dS.narrow(0, b0, bn).copy_(ds);
+        if (keepDs) flatView(dS.narrow(0, b0, bn)).copy_(ds);
       });
       if (!keepDs) continue;
       rowOutputs.push_back(built);
