@@ -8,7 +8,9 @@
 // `warmup` untimed ones. The path is chosen through POSLAB_ATTENTION (reference or fused), which
 // every new model reads. The parent prints one table row per family: seconds per step of each
 // path (wall and CPU: on a loaded machine CPU seconds are the steadier measure), their ratios,
-// peak RSS of each, and the fused path's MFU (model FLOPs over wall time, against the peak).
+// peak RSS of each, and the fused path's MFU: model FLOPs per wall second against the peak of all
+// threads, and model FLOPs per CPU second against the one-thread peak (how well each core's
+// time is used, whatever share of the machine the run got).
 //
 // Model FLOPs per step (no recomputation counted; fwd + bwd = 3x fwd):
 //   linear layers: 6 * tokens * (layers * (4 C^2 + 2 mlp C^2) + C * vocab)
@@ -183,8 +185,8 @@ int main(int argc, char** argv) {
         "per step; matmul peak %.1f GFLOP/s on 1 thread, %.1f on %d\n",
         o.batch, o.length, o.dModel, o.heads, o.layers, o.mlp, threads, flops / 1e9, peak1, peakN,
         threads);
-    std::printf("%-22s %9s %9s %7s %9s %9s %7s %7s %7s %6s\n", "family", "ref s", "fused s",
-                "ratio", "ref cpu", "fused cpu", "ratio", "ref MB", "fus MB", "MFU");
+    std::printf("%-22s %9s %9s %7s %9s %9s %7s %7s %7s %6s %6s\n", "family", "ref s", "fused s",
+                "ratio", "ref cpu", "fused cpu", "ratio", "ref MB", "fus MB", "MFU", "MFUcpu");
     for (const std::string& family : o.families) {
       ChildResult ref;
       if (!o.skipReference) ref = runInChild(argv[0], o, family, "reference");
@@ -193,11 +195,12 @@ int main(int argc, char** argv) {
         std::printf("%-24s failed\n", family.c_str());
         continue;
       }
-      std::printf("%-22s %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %7.0f %7.0f %5.1f%%\n", family.c_str(),
+      std::printf("%-22s %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %7.0f %7.0f %5.1f%% %5.1f%%\n", family.c_str(),
                   ref.ok ? ref.seconds : NAN, fused.seconds,
                   ref.ok ? ref.seconds / fused.seconds : NAN, ref.ok ? ref.cpu : NAN, fused.cpu,
                   ref.ok ? ref.cpu / fused.cpu : NAN, ref.ok ? ref.maxrssKb / 1024.0 : NAN,
-                  fused.maxrssKb / 1024.0, 100.0 * flops / fused.seconds / (peakN * 1e9));
+                  fused.maxrssKb / 1024.0, 100.0 * flops / fused.seconds / (peakN * 1e9),
+                  100.0 * flops / fused.cpu / (peak1 * 1e9));
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

@@ -21,23 +21,6 @@ using torch::autograd::variable_list;
 // stay in cache (64 Ki float32 = 256 KB).
 constexpr int64_t kSliceElements = 64 * 1024;
 
-// Everything the backward needs besides the incoming gradient. Held by the autograd context as a
-// capsule; it keeps the inputs (not the output: that would be a reference cycle).
-struct Plan : torch::CustomClassHolder {
-  TrainedScore score;
-  double scale = 1.0;
-  at::Tensor pos;   // (T) int64
-  at::Tensor a, b;  // factorized: fq * scale, fk (B, H, T, F); direct: q, k (B, H, T, hs)
-  at::Tensor v;     // (B, H, T, hs)
-  std::vector<at::Tensor> params;  // position parameters that require grad
-  int64_t tile = kFusedAttentionTile;
-  at::Tensor out;  // O (B, H, T, hs), detached from the graph
-  at::Tensor lse;  // log sum_j exp(s_ij) (B, H, T)
-
-  bool factorized() const { return !score.direct; }
-  int64_t length() const { return v.size(2); }
-};
-
 // (bn, H, n, c) -> (bn H, n, c) for the batched products: a view where the layout allows, else
 // a copy (read-only operands).
 at::Tensor flat(const at::Tensor& t) {
@@ -58,6 +41,29 @@ struct TileExtra {
   at::Tensor direct;  // direct form: scale * s + bias, (B, H, qn, kn); undefined when factorized
   at::Tensor bias;    // factorized form with a bias: (H, qn, kn); else undefined
   at::Tensor future;  // (qn, kn) bool, true where j > i; undefined when the tile has none
+};
+
+// Everything the backward needs besides the incoming gradient. Held by the autograd context as a
+// capsule; it keeps the inputs (not the output: that would be a reference cycle).
+struct Plan : torch::CustomClassHolder {
+  TrainedScore score;
+  double scale = 1.0;
+  at::Tensor pos;   // (T) int64
+  at::Tensor a, b;  // factorized: fq * scale, fk (B, H, T, F); direct: q, k (B, H, T, hs)
+  at::Tensor v;     // (B, H, T, hs)
+  std::vector<at::Tensor> params;  // position parameters that require grad
+  int64_t tile = kFusedAttentionTile;
+  at::Tensor out;  // O (B, H, T, hs), detached from the graph
+  at::Tensor lse;  // log sum_j exp(s_ij) (B, H, T)
+  // The backward re-runs the tiles' direct scores or bias under autograd (a graph input
+  // requires grad). When the whole sequence is one tile, the forward builds that graph once and
+  // keeps it here (O(T^2) = O(tile^2) memory): short sequences pay no recomputation.
+  bool needsGraph = false;
+  at::Tensor singleTileBuilt;
+  TileExtra singleTile;
+
+  bool factorized() const { return !score.direct; }
+  int64_t length() const { return v.size(2); }
 };
 
 // The tile's logit pieces; with `graph` the direct scores and the bias are built under autograd
@@ -132,7 +138,9 @@ void forwardTiles(Plan& p) {
     at::Tensor l = at::zeros({B, H, qn}, opts);
     at::Tensor acc = at::zeros({B, H, qn, hs}, opts);
     for (const TileRange& t : rowTiles(T, p.tile, q0)) {
-      const TileExtra e = tileExtra(p, t, /*graph=*/false, nullptr);
+      const bool single = t.qn == T && p.needsGraph;
+      const TileExtra e = tileExtra(p, t, /*graph=*/single, single ? &p.singleTileBuilt : nullptr);
+      if (single) p.singleTile = e;
       forBatchSlices(B, H * t.qn * t.kn, [&](int64_t b0, int64_t bn) {
         at::Tensor s = tileLogits(p, e, t, b0, bn);  // (bn, H, qn, kn)
         at::Tensor mOld = m.narrow(0, b0, bn), lv = l.narrow(0, b0, bn);
@@ -191,13 +199,14 @@ variable_list backwardTiles(const Plan& p, const at::Tensor& gradOut) {
   }
   for (size_t i = 0; i < p.params.size(); ++i) addInput(p.params[i], static_cast<int>(3 + i));
   graphSums.resize(graphInputs.size());
-  const bool needGraph = !graphInputs.empty() && (!p.factorized() || p.score.bias);
+  const bool needGraph = p.needsGraph && !graphInputs.empty();
 
   for (int64_t q0 = 0; q0 < T; q0 += p.tile) {
     variable_list rowOutputs, rowGrads;  // one query tile row's re-run scores and their dS
     for (const TileRange& t : rowTiles(T, p.tile, q0)) {
-      at::Tensor built;
-      const TileExtra e = tileExtra(p, t, needGraph, needGraph ? &built : nullptr);
+      at::Tensor built = p.singleTileBuilt;
+      const TileExtra e =
+          built.defined() ? p.singleTile : tileExtra(p, t, needGraph, needGraph ? &built : nullptr);
       const bool keepDs = needGraph && built.defined() && built.requires_grad();
       at::Tensor dS = keepDs ? at::empty({B, H, t.qn, t.kn}, p.v.options()) : at::Tensor();
       at::NoGradGuard noGrad;
@@ -289,6 +298,9 @@ at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const a
     forwardTiles(*plan);
     return plan->out;
   }
+  // params holds only what the bias or the direct form reads and requires grad.
+  plan->needsGraph =
+      !plan->params.empty() || (!plan->factorized() && (q.requires_grad() || k.requires_grad()));
   return FusedAttentionFunction::apply(at::TensorList(inputs), plan);
 }
 
