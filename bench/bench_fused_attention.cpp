@@ -195,8 +195,8 @@ int main(int argc, char** argv) {
         std::printf("%-24s failed\n", family.c_str());
         continue;
       }
-      std::printf("%-22s %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %7.0f %7.0f %5.1f%% %5.1f%%\n", family.c_str(),
-                  ref.ok ? ref.seconds : NAN, fused.seconds,
+      std::printf("%-22s %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %7.0f %7.0f %5.1f%% %5.1f%%\n",
+                  family.c_str(), ref.ok ? ref.seconds : NAN, fused.seconds,
                   ref.ok ? ref.seconds / fused.seconds : NAN, ref.ok ? ref.cpu : NAN, fused.cpu,
                   ref.ok ? ref.cpu / fused.cpu : NAN, ref.ok ? ref.maxrssKb / 1024.0 : NAN,
                   fused.maxrssKb / 1024.0, 100.0 * flops / fused.seconds / (peakN * 1e9),
