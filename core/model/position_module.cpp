@@ -42,6 +42,11 @@ BlockScorer PositionModuleImpl::scorer(const at::Tensor& q, const at::Tensor& k,
   return blockScorer(form_->score(raw_, q, k, pos, allowFactorized), encoding_->scoreScale(), pos);
 }
 
+TrainedScore PositionModuleImpl::trainedScore(const at::Tensor& q, const at::Tensor& k,
+                                              const at::Tensor& pos, bool allowFactorized) const {
+  return form_->score(raw_, q, k, pos, allowFactorized);
+}
+
 std::map<std::string, std::vector<double>> PositionModuleImpl::snapshot() const {
   return form_->snapshot(raw_);
 }

@@ -29,6 +29,12 @@ class PositionModuleImpl : public torch::nn::Module {
   BlockScorer scorer(const at::Tensor& q, const at::Tensor& k, const at::Tensor& pos,
                      bool allowFactorized) const;
 
+  // The family's scores for one forward, for the fused kernel (model/fused_attention.h): the
+  // same TrainedScore the scorer above is built from, and the scale it applies to s.
+  TrainedScore trainedScore(const at::Tensor& q, const at::Tensor& k, const at::Tensor& pos,
+                            bool allowFactorized) const;
+  double scoreScale() const { return encoding_->scoreScale(); }
+
   // Current values of the position parameters, by name ("gamma", "eta", "gate_FJ", "mass_FJ1",
   // "delta_mean", ...), one entry per block or head.
   std::map<std::string, std::vector<double>> snapshot() const;

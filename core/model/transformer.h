@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "model/fused_attention.h"
 #include "model/model_config.h"
 #include "model/position_module.h"
 
@@ -37,8 +38,12 @@ struct AttentionImpl : torch::nn::Module {
   PositionModule position{nullptr};
   // Set by the model before a forward pass.
   bool allowFactorized = true;
-  int64_t block = 1024;
+  int64_t block = 1024;  // reference path: key chunk of the streaming softmax
   bool recordWeights = false;
+  // fused: model/fused_attention.h with tiles of fusedTile; otherwise the reference path
+  // (causalAttention on the BlockScorer). Recording weights always takes the reference path.
+  bool fused = true;
+  int64_t fusedTile = kFusedAttentionTile;
   torch::Tensor lastWeights;  // (B, H, T, T) when recordWeights
 };
 TORCH_MODULE(Attention);
@@ -58,6 +63,10 @@ struct TinyTransformerImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens);
   // Attention options for the next forward passes (evaluation at long lengths streams).
   void configureAttention(bool allowFactorized, int64_t block, bool recordWeights);
+  // Fused kernel (the default) or the reference path, for the next forward passes; tile: the
+  // fused kernel's tile edge. The default comes from the environment: POSLAB_ATTENTION=reference
+  // selects the reference path for every new model (benchmarks, checks).
+  void useFusedAttention(bool fused, int64_t tile = kFusedAttentionTile);
   // (B, H, T, T) weights of each layer from the last forward with recordWeights.
   std::vector<torch::Tensor> attentionWeights() const;
   std::vector<PositionModule> positionModules() const;

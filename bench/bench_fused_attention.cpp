@@ -1,0 +1,211 @@
+// poslab_bench_fused_attention: training step time of the fused attention kernel
+// (model/fused_attention.h) against the reference path (causalAttention on the BlockScorer), in
+// the same run, with peak memory per configuration and MFU against a matrix-multiply peak
+// measured in the same run (numbers in docs/PERFORMANCE.md).
+//
+// Each (family, path) runs in a child process (this program with --child) so that its peak RSS
+// (getrusage ru_maxrss) is its own; the child times `steps` calls of Trainer::step() after
+// `warmup` untimed ones. The path is chosen through POSLAB_ATTENTION (reference or fused), which
+// every new model reads. The parent prints one table row per family: seconds per step of each
+// path (wall and CPU: on a loaded machine CPU seconds are the steadier measure), their ratios,
+// peak RSS of each, and the fused path's MFU: model FLOPs per wall second against the peak of all
+// threads, and model FLOPs per CPU second against the one-thread peak (how well each core's
+// time is used, whatever share of the machine the run got).
+//
+// Model FLOPs per step (no recomputation counted; fwd + bwd = 3x fwd):
+//   linear layers: 6 * tokens * (layers * (4 C^2 + 2 mlp C^2) + C * vocab)
+//   attention:     6 * layers * B * H * T^2 * hs   (QK^T and PV, causal half)
+// The direct-form families do more work per score than this count (one product per jet order),
+// so their MFU is a lower bound.
+//
+// Example (the kernel-LM paper configuration; the default):
+//   nice -n 10 build/bench/poslab_bench_fused_attention --families rope,jordan-stabilized
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <sys/resource.h>
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tasks/task.h"
+#include "train/trainer.h"
+#include "util/threads.h"
+
+namespace {
+
+struct Options {
+  std::vector<std::string> families = {"rope", "jordan-stabilized-abs", "direct-sum",
+                                       "jordan-stabilized"};
+  long long length = 1024, batch = 24, dModel = 128, heads = 4, layers = 3, mlp = 2;
+  long long steps = 2, warmup = 1;        // fused path
+  long long refSteps = 1, refWarmup = 1;  // reference path (about 30 s a step at T = 1024)
+  bool skipReference = false;
+  // Child mode: one (family, path) configuration, printed as "seconds_per_step maxrss_kb".
+  bool child = false;
+  std::string family = "rope", path = "fused";
+};
+
+// CPU seconds of this process so far (all threads): on a loaded machine a steadier measure of the
+// work than wall time.
+double cpuSeconds() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+poslab::TrainConfig trainConfig(const Options& o) {
+  poslab::TrainConfig cfg;
+  cfg.task.id = "kernel-lm";
+  cfg.task.trainLength = o.length;
+  cfg.model.family = o.family;
+  cfg.model.dModel = o.dModel;
+  cfg.model.heads = o.heads;
+  cfg.model.layers = o.layers;
+  cfg.model.mlpRatio = o.mlp;
+  cfg.optim.batch = o.batch;
+  cfg.run.steps = 1000;
+  cfg.run.evalEvery = 0;
+  cfg.run.evalLengths = {o.length};
+  cfg.run.device = "cpu";
+  return cfg;
+}
+
+int runChild(const Options& o) {
+  setenv("POSLAB_ATTENTION", o.path.c_str(), 1);
+  poslab::configureThreads();
+  poslab::Trainer trainer(trainConfig(o));
+  const bool ref = o.path == "reference";
+  for (long long i = 0; i < (ref ? o.refWarmup : o.warmup); ++i) trainer.step();
+  const long long steps = ref ? o.refSteps : o.steps;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = cpuSeconds();
+  for (long long i = 0; i < steps; ++i) trainer.step();
+  const double perStep = secondsSince(t0) / static_cast<double>(steps);
+  const double cpuPerStep = (cpuSeconds() - c0) / static_cast<double>(steps);
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  std::cout << perStep << ' ' << cpuPerStep << ' ' << ru.ru_maxrss << std::endl;
+  return 0;
+}
+
+// Float32 matrix-multiply peak, GFLOP/s: n x n products, one per intra-op thread at once (each on
+// its single-threaded BLAS, as the fused kernel runs them), best of a few repetitions.
+double matmulPeak(int threads, int64_t n = 1024) {
+  std::vector<at::Tensor> a, b, c;
+  for (int t = 0; t < threads; ++t) {
+    a.push_back(at::randn({n, n}));
+    b.push_back(at::randn({n, n}));
+    c.push_back(at::empty({n, n}));
+  }
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    at::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) at::mm_out(c[t], a[t], b[t]);
+    });
+    best = std::min(best, secondsSince(t0));
+  }
+  return 2.0 * n * n * n * threads / best / 1e9;
+}
+
+double modelFlops(const Options& o, long long vocab) {
+  const double tokens = static_cast<double>(o.batch * o.length), C = static_cast<double>(o.dModel);
+  const double hs = C / static_cast<double>(o.heads);
+  const double linear =
+      6.0 * tokens * (o.layers * (4 * C * C + 2 * o.mlp * C * C) + C * static_cast<double>(vocab));
+  const double attention = 6.0 * o.layers * o.batch * o.heads * static_cast<double>(o.length) *
+                           static_cast<double>(o.length) * hs;
+  return linear + attention;
+}
+
+struct ChildResult {
+  double seconds = 0, cpu = 0;  // wall and CPU seconds per step
+  long long maxrssKb = 0;
+  bool ok = false;
+};
+
+ChildResult runInChild(const std::string& self, const Options& o, const std::string& family,
+                       const std::string& path) {
+  std::ostringstream cmd;
+  cmd << self << " --child --family " << family << " --path " << path << " --T " << o.length
+      << " --batch " << o.batch << " --d-model " << o.dModel << " --heads " << o.heads
+      << " --layers " << o.layers << " --mlp " << o.mlp << " --steps " << o.steps << " --warmup "
+      << o.warmup << " --ref-steps " << o.refSteps << " --ref-warmup " << o.refWarmup;
+  ChildResult r;
+  FILE* f = popen(cmd.str().c_str(), "r");
+  if (!f) return r;
+  r.ok = std::fscanf(f, "%lf %lf %lld", &r.seconds, &r.cpu, &r.maxrssKb) == 3;
+  r.ok = pclose(f) == 0 && r.ok;
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Fused attention vs the reference path: step time, peak memory, MFU."};
+  app.add_option("--families", o.families, "families to time")->delimiter(',');
+  app.add_option("--T", o.length, "tokens per sequence")->check(CLI::PositiveNumber);
+  app.add_option("--batch", o.batch, "sequences per step")->check(CLI::PositiveNumber);
+  app.add_option("--d-model", o.dModel, "residual width C")->check(CLI::PositiveNumber);
+  app.add_option("--heads", o.heads, "attention heads H")->check(CLI::PositiveNumber);
+  app.add_option("--layers", o.layers, "transformer blocks")->check(CLI::PositiveNumber);
+  app.add_option("--mlp", o.mlp, "MLP hidden = mlp * C")->check(CLI::PositiveNumber);
+  app.add_option("--steps", o.steps, "timed steps, fused path")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", o.warmup, "untimed steps first, fused path");
+  app.add_option("--ref-steps", o.refSteps, "timed steps, reference path")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--ref-warmup", o.refWarmup, "untimed steps first, reference path");
+  app.add_flag("--skip-reference", o.skipReference, "time the fused path only");
+  app.add_flag("--child", o.child, "internal: run one configuration");
+  app.add_option("--family", o.family, "internal: the child's family");
+  app.add_option("--path", o.path, "internal: the child's path (fused or reference)")
+      ->check(CLI::IsMember({"fused", "reference"}));
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (o.child) return runChild(o);
+    const int threads = poslab::configureThreads();
+    const double peak1 = matmulPeak(1), peakN = matmulPeak(threads);
+    const long long vocab = poslab::Trainer(trainConfig(o)).evalTask().vocabSize();
+    const double flops = modelFlops(o, vocab);
+    std::printf(
+        "B %lld T %lld C %lld H %lld layers %lld mlp %lldx, %d threads; model %.1f GFLOP "
+        "per step; matmul peak %.1f GFLOP/s on 1 thread, %.1f on %d\n",
+        o.batch, o.length, o.dModel, o.heads, o.layers, o.mlp, threads, flops / 1e9, peak1, peakN,
+        threads);
+    std::printf("%-22s %9s %9s %7s %9s %9s %7s %7s %7s %6s %6s\n", "family", "ref s", "fused s",
+                "ratio", "ref cpu", "fused cpu", "ratio", "ref MB", "fus MB", "MFU", "MFUcpu");
+    for (const std::string& family : o.families) {
+      ChildResult ref;
+      if (!o.skipReference) ref = runInChild(argv[0], o, family, "reference");
+      const ChildResult fused = runInChild(argv[0], o, family, "fused");
+      if (!fused.ok || (!o.skipReference && !ref.ok)) {
+        std::printf("%-24s failed\n", family.c_str());
+        continue;
+      }
+      std::printf("%-22s %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %7.0f %7.0f %5.1f%% %5.1f%%\n",
+                  family.c_str(), ref.ok ? ref.seconds : NAN, fused.seconds,
+                  ref.ok ? ref.seconds / fused.seconds : NAN, ref.ok ? ref.cpu : NAN, fused.cpu,
+                  ref.ok ? ref.cpu / fused.cpu : NAN, ref.ok ? ref.maxrssKb / 1024.0 : NAN,
+                  fused.maxrssKb / 1024.0, 100.0 * flops / fused.seconds / (peakN * 1e9),
+                  100.0 * flops / fused.cpu / (peak1 * 1e9));
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "poslab_bench_fused_attention: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
