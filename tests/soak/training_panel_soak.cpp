@@ -2,8 +2,8 @@
 // driven only through its public interface: N cycles (default 1000) of
 //   play (until a step is shown) -> pause -> step once -> reset -> stop
 // (stop ends and drops the runs: their workers stop and join; the setup stays, so the next Play
-// builds them again), and every 100 cycles the panel itself is destroyed and rebuilt. Two families train side
-// by side. No crash, no hang (every wait is bounded), no leak (LeakSanitizer under
+// builds them again), and every 100 cycles the panel itself is destroyed and rebuilt. Two families
+// train side by side. No crash, no hang (every wait is bounded), no leak (LeakSanitizer under
 // scripts/asan.sh), flat memory (soak_support.h). The ordinary ctest runs a short version
 // (soak.training_panel: 30 cycles).
 //   poslab_training_panel_soak [--cycles N]
