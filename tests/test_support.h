@@ -6,8 +6,27 @@
 #include <vector>
 
 #include "encodings/encoding.h"
+#include "train/train_config.h"
 
 namespace poslab::testing {
+
+// A tiny kernel-lm run on the CPU, the base the trainer, worker, checkpoint and soak tests build
+// on: one layer, no evaluation during the run (callers set what their test is about).
+inline TrainConfig tinyKernelLmRun(const std::string& family, long long heads, long long dModel,
+                                   long long trainLength, long long batch, long long steps) {
+  TrainConfig c;
+  c.model.family = family;
+  c.model.heads = heads;
+  c.model.layers = 1;
+  c.model.dModel = dModel;
+  c.task.id = "kernel-lm";
+  c.task.trainLength = trainLength;
+  c.optim.batch = batch;
+  c.run.steps = steps;
+  c.run.evalEvery = 0;
+  c.run.device = "cpu";
+  return c;
+}
 
 // Deterministic random (B, H, T, D) tensor in dtype.
 inline at::Tensor randomQK(long long B, long long H, long long T, long long D, at::ScalarType dtype,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "io/pickle_check.h"
+#include "test_support.h"
 #include "train/checkpoint_file.h"
 #include "train/trainer.h"
 
@@ -69,17 +70,9 @@ TEST(PickleCheck, RefusesStreamsTheUnpicklerWouldTrust) {
 }
 
 TEST(CheckpointFile, ARealCheckpointPasses) {
-  TrainConfig c;
-  c.model.family = "pope";
-  c.model.heads = 2;
-  c.model.layers = 1;
-  c.model.dModel = 16;
-  c.task.id = "kernel-lm";
-  c.task.trainLength = 8;
-  c.optim.batch = 2;
-  c.run.steps = 3;
-  c.run.evalEvery = 0;
-  c.run.device = "cpu";
+  const TrainConfig c =
+      poslab::testing::tinyKernelLmRun("pope", /*heads=*/2, /*dModel=*/16,
+                                       /*trainLength=*/8, /*batch=*/2, /*steps=*/3);
   Trainer t(c);
   t.step();
   const std::string path = scratch("real.pt");

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_support.h"
 #include "train/experiment.h"
 #include "train/trainer.h"
 #include "train/training_loop.h"
@@ -24,20 +25,13 @@ namespace poslab {
 namespace {
 
 TrainConfig tinyRun(long long steps, long long evalEvery) {
-  TrainConfig c;
-  c.model.family = "rope";
-  c.model.heads = 2;
-  c.model.layers = 1;
-  c.model.dModel = 32;
-  c.task.id = "kernel-lm";
-  c.task.trainLength = 16;
-  c.optim.batch = 4;
+  TrainConfig c =
+      poslab::testing::tinyKernelLmRun("rope", /*heads=*/2, /*dModel=*/32, /*trainLength=*/16,
+                                       /*batch=*/4, steps);
   c.run.seed = 5;
-  c.run.steps = steps;
   c.run.evalEvery = evalEvery;
   c.run.evalLengths = {16, 24};
   c.run.evalSequences = 4;
-  c.run.device = "cpu";
   return c;
 }
 

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "test_support.h"
 #include "train/trainer.h"
 #include "train/training_worker.h"
 
@@ -20,20 +21,12 @@ namespace poslab {
 namespace {
 
 TrainConfig tinyRun() {
-  TrainConfig c;
-  c.model.family = "rope";
-  c.model.heads = 2;
-  c.model.layers = 1;
-  c.model.dModel = 32;
-  c.task.id = "kernel-lm";
-  c.task.trainLength = 16;
-  c.optim.batch = 4;
+  TrainConfig c =
+      poslab::testing::tinyKernelLmRun("rope", /*heads=*/2, /*dModel=*/32, /*trainLength=*/16,
+                                       /*batch=*/4, /*steps=*/8);
   c.run.seed = 11;
-  c.run.steps = 8;
-  c.run.evalEvery = 0;
   c.run.evalLengths = {16};
   c.run.evalSequences = 4;
-  c.run.device = "cpu";
   return c;
 }
 

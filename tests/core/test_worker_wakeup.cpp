@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "test_support.h"
 #include "train/training_worker.h"
 
 namespace poslab {
@@ -20,18 +21,8 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kDeadline = std::chrono::seconds(30);  // a step takes milliseconds
 
 TrainConfig tinyRun() {
-  TrainConfig c;
-  c.model.family = "rope";
-  c.model.heads = 1;
-  c.model.layers = 1;
-  c.model.dModel = 8;
-  c.task.id = "kernel-lm";
-  c.task.trainLength = 8;
-  c.optim.batch = 2;
-  c.run.steps = 1000000;
-  c.run.evalEvery = 0;
-  c.run.device = "cpu";
-  return c;
+  return poslab::testing::tinyKernelLmRun("rope", /*heads=*/1, /*dModel=*/8, /*trainLength=*/8,
+                                          /*batch=*/2, /*steps=*/1000000);
 }
 
 // stop() on another thread; a stop that never returns ends the process (it cannot be undone).

@@ -9,24 +9,15 @@
 #include <string>
 
 #include "soak_support.h"
+#include "test_support.h"
 #include "train/training_worker.h"
 #include "util/threads.h"
 
 namespace {
 
 poslab::TrainConfig tinyRun() {
-  poslab::TrainConfig c;
-  c.model.family = "rope";
-  c.model.heads = 2;
-  c.model.layers = 1;
-  c.model.dModel = 16;
-  c.task.id = "kernel-lm";
-  c.task.trainLength = 8;
-  c.optim.batch = 2;
-  c.run.steps = 1000000;
-  c.run.evalEvery = 0;
-  c.run.device = "cpu";
-  return c;
+  return poslab::testing::tinyKernelLmRun("rope", /*heads=*/2, /*dModel=*/16, /*trainLength=*/8,
+                                          /*batch=*/2, /*steps=*/1000000);
 }
 
 }  // namespace
