@@ -146,6 +146,35 @@ class TestExplorer : public QObject {
     QVERIFY(std::abs(valueAt(g, 100) - std::cos(omega * 100)) < 1e-12);
   }
 
+  // Issue #16 section 3: with "basis on its own axis" the basis functions move to the right-hand
+  // axis and the left one is scaled to K(d) alone, so a small kernel under a large basis (the
+  // Jordan shear grows with d) stays readable; the setting survives a session round trip.
+  void basisOnItsOwnAxisKeepsTheKernelReadable() {
+    select("jordan-exact", WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    KernelView* v = window_->kernelView();
+    auto* box = v->findChild<QCheckBox*>("basisOwnAxis");
+    QVERIFY(box);
+    QCOMPARE(v->basisGraph("d*exp*cos")->valueAxis(), v->plot()->yAxis);
+    box->setChecked(true);
+    settle(ExplorerView::Kernel);
+    QCOMPARE(v->basisGraph("d*exp*cos")->valueAxis(), v->plot()->yAxis2);
+    QCOMPARE(v->kernelGraph()->valueAxis(), v->plot()->yAxis);
+    QVERIFY(v->plot()->yAxis2->visible());
+    bool found = false;
+    const QCPRange k = v->kernelGraph()->getValueRange(found);
+    QVERIFY(found);
+    const QCPRange shown = v->plot()->yAxis->range();
+    QVERIFY(shown.upper <= 1.2 * k.upper + 1e-9 && shown.lower >= 1.2 * k.lower - 1e-9);
+    const QCPRange basis = v->basisGraph("d*exp*cos")->getValueRange(found);
+    QVERIFY2(basis.upper > 2 * k.upper, "the case this option exists for: a larger basis");
+    QVERIFY(v->settings().basisOwnAxis);
+    KernelSettings s = v->settings();
+    s.basisOwnAxis = false;
+    v->setSettings(s);
+    QVERIFY(!box->isChecked());
+  }
+
   // Issue #16 section 3: controls are labelled with symbols, switches are check boxes, and a
   // parameter without effect (base while pin ω is on) is disabled with the reason under it;
   // switching pin ω off enables it again, and the kernel follows the check box.

@@ -22,6 +22,9 @@ struct KernelSettings {
   // Each takes the panel's value of every parameter it shares with the current family and its
   // own defaults for the rest.
   std::vector<std::string> overlay;
+  // The basis functions on their own right-hand axis, so that K(d) keeps the left axis to itself
+  // when the basis is much larger (the Jordan shear's d·e^(−γd) cos ωd grows with d).
+  bool basisOwnAxis = false;
 };
 inline constexpr int kMaxKernelOverlays = 3;
 struct AttentionSettings {

@@ -41,6 +41,12 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(new QLabel(tr("lags"), this));
   controls->addWidget(lagCount_);
   controls->addWidget(logLag_);
+  basisAxis_ = new QCheckBox(tr("basis on its own axis"), this);
+  basisAxis_->setObjectName("basisOwnAxis");
+  basisAxis_->setToolTip(
+      tr("Draw the basis functions against the right-hand axis, so that the kernel K(d) keeps the "
+         "left one and stays readable when the basis is much larger"));
+  controls->addWidget(basisAxis_);
   overlayButton_ = new QToolButton(this);
   overlayButton_->setObjectName("kernelOverlay");
   overlayButton_->setPopupMode(QToolButton::InstantPopup);
@@ -85,6 +91,7 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(plot_, 1);
   connect(lagCount_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
   connect(logLag_, &QCheckBox::toggled, this, [this] { Q_EMIT settingsChanged(); });
+  connect(basisAxis_, &QCheckBox::toggled, this, [this] { Q_EMIT settingsChanged(); });
   syncOverlayMenu();
 }
 
@@ -134,6 +141,7 @@ KernelSettings KernelView::settings() const {
   KernelSettings s;
   s.lagCount = lagCount_->currentData().toLongLong();
   s.logLag = logLag_->isChecked();
+  s.basisOwnAxis = basisAxis_->isChecked();
   s.overlay = overlay_;
   return s;
 }
@@ -142,6 +150,7 @@ void KernelView::setSettings(const KernelSettings& s) {
   const int index = lagCount_->findData(static_cast<int>(s.lagCount));
   if (index >= 0) lagCount_->setCurrentIndex(index);
   logLag_->setChecked(s.logLag);
+  basisAxis_->setChecked(s.basisOwnAxis);
   setOverlay(s.overlay);
 }
 
@@ -158,10 +167,12 @@ void KernelView::showResult(const ExplorerResult& result) {
   const LagBasis& b = result.kernel;
   plot_->clearGraphs();
   graphs_ = Graphs{};
+  const bool ownAxis = basisAxis_->isChecked() && !b.columns.empty() && !b.kernel.empty();
+  QCPAxis* basisAxis = ownAxis ? plot_->yAxis2 : plot_->yAxis;
   const QVector<double> lags(b.lags.begin(), b.lags.end());
   for (size_t n = 0; n < b.columns.size(); ++n) {
     const QString name = QString::fromStdString(b.names[n]);
-    QCPGraph* g = plot_->addGraph();
+    QCPGraph* g = plot_->addGraph(plot_->xAxis, basisAxis);
     g->setName(name);
     g->setPen(QPen(seriesColor(static_cast<int>(n)), 1.2));
     g->setData(lags, QVector<double>(b.columns[n].begin(), b.columns[n].end()), true);
@@ -190,8 +201,12 @@ void KernelView::showResult(const ExplorerResult& result) {
   status_->setText(notes.join('\n'));
   status_->setVisible(!notes.isEmpty());
   setLogAxis(plot_->xAxis, logLag_->isChecked());
+  plot_->yAxis->setLabel(ownAxis ? tr("kernel K(d)") : tr("basis function / kernel K(d)"));
+  plot_->yAxis2->setVisible(ownAxis);
+  plot_->yAxis2->setLabel(ownAxis ? tr("basis function") : QString());
   plot_->rescaleAxes();
   plot_->yAxis->scaleRange(1.08);  // a margin so curves at the extremes stay visible
+  if (ownAxis) plot_->yAxis2->scaleRange(1.08);
   plot_->replot();
 }
 

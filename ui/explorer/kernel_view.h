@@ -65,6 +65,7 @@ class KernelView : public QWidget {
 
   QComboBox* lagCount_ = nullptr;
   QCheckBox* logLag_ = nullptr;
+  QCheckBox* basisAxis_ = nullptr;  // KernelSettings::basisOwnAxis
   QToolButton* overlayButton_ = nullptr;
   std::map<std::string, QAction*> overlayActions_;  // by family id
   std::vector<std::string> overlay_;

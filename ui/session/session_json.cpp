@@ -132,6 +132,7 @@ json sessionToJson(const SessionState& s) {
         {"diagnostics", {{"target", v.diagnostics.target}}}}},
       {"training", experimentToJson(s.training)}};
   if (!v.kernel.overlay.empty()) j["views"]["kernel"]["overlay"] = v.kernel.overlay;
+  if (v.kernel.basisOwnAxis) j["views"]["kernel"]["basis_axis"] = true;
   if (!s.checkpoints.empty()) {
     json list = json::array();
     for (const SessionCheckpoint& c : s.checkpoints)
@@ -177,6 +178,7 @@ bool sessionFromJson(const json& j, SessionState& out, QString* error) {
       kr.integer("lags", v.kernel.lagCount);
       kr.boolean("log_lag", v.kernel.logLag);
       kr.strings("overlay", v.kernel.overlay);  // optional: sessions before overlays lack it
+      kr.boolean("basis_axis", v.kernel.basisOwnAxis);  // optional, like overlay
       if (!kr.finish()) return false;
     }
     if (const json* a = r.field("attention", false)) {
