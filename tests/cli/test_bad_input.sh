@@ -40,29 +40,15 @@
 #  s4 compare --checkpoints FILE checked first: test_cli.sh checkpoints-file
 #  s5 each message: here, section 5 below; test_sessions row "s5 top-level array"
 set -uo pipefail
-cli="${POSLAB_CLI:?set POSLAB_CLI to the poslab-cli binary}"
-tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-ok() { pass=$((pass + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
 # expect_error NAME PATTERN CMD...: exit code 2, one stderr line matching PATTERN (grep -E),
 # nothing on stdout. A command that trains would run into the timeout instead (exit 124).
 expect_error() {
   local name=$1 pattern=$2; shift 2
-  timeout 30 "$@" > "$tmp/out" 2> "$tmp/err"
-  local rc=$?
-  if [ $rc -ne 2 ]; then fail "$name: exit $rc, expected 2 ($(head -c 300 "$tmp/err"))"; return; fi
-  if ! grep -qE -- "$pattern" "$tmp/err"; then fail "$name: stderr '$(cat "$tmp/err")' lacks '$pattern'"; return; fi
-  if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then fail "$name: stderr is not one line: $(cat "$tmp/err")"; return; fi
+  check_refused "$name" -E "$pattern" "$@" || return
   if [ -s "$tmp/out" ]; then fail "$name: printed on stdout"; return; fi
   ok
-}
-# expect_not NAME PATTERN: the last stderr does not match PATTERN (grep -E).
-expect_not() {
-  if grep -qE -- "$2" "$tmp/err"; then fail "$1: stderr '$(cat "$tmp/err")' has '$2'"; else ok; fi
 }
 
 # A preset that trains in a second; each case edits one field. steps 1000000: a case that is not
@@ -74,9 +60,7 @@ cat > "$base" <<'JSON'
             "model": {"d_model": 16, "heads": 2, "layers": 1}, "optim": {"batch": 2},
             "run": {"steps": 1000000, "eval_lengths": [8], "eval_sequences": 2, "eval_every": 0}}}
 JSON
-mutate() {  # mutate OUT PYTHON: a copy of the base preset with d edited by PYTHON
-  /usr/bin/python3 -c "import json; d=json.load(open('$base')); $2; json.dump(d, open('$1', 'w'))"
-}
+mutate() { mutate_json "$base" "$@"; }  # mutate OUT PYTHON
 preset_refused() {  # preset_refused NAME FIELD-AND-MESSAGE PYTHON
   mutate "$tmp/$1.json" "$3"
   expect_error "preset-$1" "^poslab-cli: error: preset file '$tmp/$1.json': field $2" \
@@ -230,5 +214,4 @@ expect_error preset-inner-array "preset file '$tmp/inner-array.json': field 'con
 echo '{"optim": {"lr": 1e400}}' > "$tmp/c-1e400.json"
 expect_error config-1e400 "--config '$tmp/c-1e400.json'" "$cli" train --family rope --config "$tmp/c-1e400.json"
 
-echo "cli bad input: $pass passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish "cli bad input"

@@ -2,29 +2,17 @@
 # poslab-cli as a user runs it: every command in table and JSON form, and bad input that must give
 # one clear line on stderr with exit code 2 (never a crash, never a silent NaN).
 set -uo pipefail
-cli="${POSLAB_CLI:?set POSLAB_CLI to the poslab-cli binary}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-ok() { pass=$((pass + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
 # expect_ok NAME CMD...: exits 0 and prints something.
 expect_ok() {
   local name=$1; shift
   if "$@" > "$tmp/out" 2> "$tmp/err" && [ -s "$tmp/out" ]; then ok; else fail "$name: $(cat "$tmp/err")"; fi
 }
-# expect_error NAME PATTERN CMD...: exit code 2, one stderr line matching PATTERN, nothing on stdout.
+# expect_error NAME PATTERN CMD...: exit code 2, one stderr line holding PATTERN (any case).
 expect_error() {
   local name=$1 pattern=$2; shift 2
-  "$@" > "$tmp/out" 2> "$tmp/err"
-  local rc=$?
-  if [ $rc -ne 2 ]; then fail "$name: exit $rc, expected 2"; return; fi
-  if ! grep -qi -- "$pattern" "$tmp/err"; then fail "$name: stderr '$(cat "$tmp/err")' lacks '$pattern'"; return; fi
-  if [ "$(wc -l < "$tmp/err")" -ne 1 ]; then fail "$name: stderr is not one line"; return; fi
-  ok
+  check_refused "$name" -i "$pattern" "$@" && ok
 }
 json_has() {  # json_has NAME FILE JQ-LIKE-PYTHON-EXPR
   if /usr/bin/python3 -c "import json,sys; d=json.load(open('$2')); assert $3, 'assertion'" 2>"$tmp/pyerr"; then ok; else fail "$1: $(tail -1 "$tmp/pyerr")"; fi
@@ -164,9 +152,7 @@ cat > "$base_preset" <<'JSON'
             "model": {"d_model": 16, "heads": 2, "layers": 1}, "optim": {"batch": 2},
             "run": {"steps": 1, "eval_lengths": [8], "eval_sequences": 2, "eval_every": 0}}}
 JSON
-mutate() {  # mutate OUT PYTHON: a copy of the base preset with d edited by PYTHON
-  /usr/bin/python3 -c "import json; d=json.load(open('$base_preset')); $2; json.dump(d, open('$1', 'w'))"
-}
+mutate() { mutate_json "$base_preset" "$@"; }  # mutate OUT PYTHON
 bad_preset() {  # bad_preset NAME PATTERN PYTHON
   mutate "$tmp/bad-$1.json" "$3"
   expect_error "preset-$1" "$2" "$cli" run --preset "$tmp/bad-$1.json"
@@ -320,5 +306,4 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 chmod 700 "$tmp"
 
-echo "cli: $pass passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish cli
