@@ -61,8 +61,9 @@ std::string temporaryPrefix(const fs::path& target) {
 bool writerIsGone(const std::string& suffix) {
   const auto dash = suffix.find('-');
   if (dash == std::string::npos || dash == 0) return false;
+  const std::string digits = suffix.substr(0, dash);  // outlives `end`, which points into it
   char* end = nullptr;
-  const long pid = std::strtol(suffix.substr(0, dash).c_str(), &end, 10);
+  const long pid = std::strtol(digits.c_str(), &end, 10);
   if (*end != '\0' || pid <= 0) return false;
   return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }

@@ -51,7 +51,10 @@ class Reader {
           run.chop(n);
           flushRun();
           base = std::move(t);
-        } else if (!group->children.empty()) {
+        } else if (!group->children.empty() &&
+                   depth + scriptChain(*group->children.back()) + 1 < kMaxDepth) {
+          // x^a^b^c...: each mark wraps the last item once more; past kMaxDepth levels the mark
+          // is literal text, so a chain of marks cannot exhaust the stack either.
           base = std::move(group->children.back());
           group->children.pop_back();
         }
@@ -148,6 +151,16 @@ class Reader {
       slot = argument(depth);
     }
     return node;
+  }
+
+  // How many Scripted nodes are nested as bases from `node` down (up to kMaxDepth).
+  static int scriptChain(const FormulaNode& node) {
+    int n = 0;
+    for (const FormulaNode* at = &node;
+         n < kMaxDepth && at->kind == FormulaNode::Kind::Scripted && !at->children.empty();
+         at = at->children.front().get())
+      ++n;
+    return n;
   }
 
   // Code units of the character at index k: a surrogate pair and any combining marks after it.
