@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     if (!panel->setExperiment(setup, &error))
       soak::fail("cycle " + std::to_string(cycle) + ": setExperiment: " + error.toStdString());
   };
-  soak::RssTrack rss(cycles);
+  soak::MemoryTrack memory(cycles);
   for (int cycle = 1; cycle <= cycles; ++cycle) {
     if (!panel || cycle % 100 == 1) {
       panel = std::make_unique<ui::TrainingPanel>();
@@ -55,14 +55,14 @@ int main(int argc, char** argv) {
     events();
     if (panel->runCount() != 0) soak::fail("cycle " + std::to_string(cycle) + ": runs kept");
     if (cycle % 100 == 0) panel.reset();  // the panel's own teardown, every 100 cycles
-    rss.afterCycle(cycle);
+    memory.afterCycle(cycle);
     if (cycle % 100 == 0) {
-      std::printf("cycle %d: RSS %.1f MiB\n", cycle, soak::residentBytes() / double(1 << 20));
+      std::printf("cycle %d: %s\n", cycle, soak::MemoryTrack::nowText().c_str());
       std::fflush(stdout);
     }
   }
   panel.reset();
-  rss.check("training panel soak");
+  memory.check("training panel soak");
   std::printf("training panel soak: %d cycles passed\n", cycles);
   return 0;
 }

@@ -1,8 +1,8 @@
 // Soak of core's TrainingWorker (issue #17 section 6): N cycles (default 1000) of
 //   construct -> play (until a step is reported) -> pause -> step once -> reset -> stop -> destroy
 // on a tiny model, with no crash, no hang (every wait is bounded), no leak (LeakSanitizer under
-// scripts/asan.sh) and flat memory (soak_support.h: RSS growth from cycle N/10 to N under the
-// margin). The ordinary ctest runs a short version (soak.worker: 50 cycles).
+// scripts/asan.sh) and flat memory (soak_support.h: live heap and RSS growth from cycle N/10 to N
+// under the margin). The ordinary ctest runs a short version (soak.worker: 50 cycles).
 //   poslab_worker_soak [--cycles N]
 #include <atomic>
 #include <cstdio>
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   using soak::waitFor;
   const int cycles = soak::cyclesFromArgs(argc, argv, 1000);
   setThisThreadIntraOpThreads(1);
-  soak::RssTrack rss(cycles);
+  soak::MemoryTrack memory(cycles);
   std::atomic<long long> snapshots{0};
   for (int cycle = 1; cycle <= cycles; ++cycle) {
     TrainingWorker worker(tinyRun(), [&](const Snapshot&) { ++snapshots; });
@@ -50,15 +50,15 @@ int main(int argc, char** argv) {
     worker.reset();
     waitFor([&] { return worker.stepCount() == 0; }, "the reset", cycle);
     worker.stop();
-    rss.afterCycle(cycle);
+    memory.afterCycle(cycle);
     if (cycle % 100 == 0) {
-      std::printf("cycle %d: %lld snapshots so far, RSS %.1f MiB\n", cycle, snapshots.load(),
-                  soak::residentBytes() / double(1 << 20));
+      std::printf("cycle %d: %lld snapshots so far, %s\n", cycle, snapshots.load(),
+                  soak::MemoryTrack::nowText().c_str());
       std::fflush(stdout);
     }
   }
   if (snapshots.load() < 2LL * cycles) soak::fail("too few snapshots reported");
-  rss.check("worker soak");
+  memory.check("worker soak");
   std::printf("worker soak: %d cycles passed\n", cycles);
   return 0;
 }
