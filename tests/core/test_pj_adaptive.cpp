@@ -192,8 +192,7 @@ TEST(PjAdaptive, TrainingRecoversTheRepresentablePhase) {
   EXPECT_GT(r.evalR2, 0.9);
   EXPECT_EQ(r.topOrder, 0);
   EXPECT_GT(r.orderMass[0], 0.5);
-  const PjAdaptiveResult untrained =
-      pjAdaptiveEvaluate(pjAdaptiveInitialParams(s, 0), s, "phase");
+  const PjAdaptiveResult untrained = pjAdaptiveEvaluate(pjAdaptiveInitialParams(s, 0), s, "phase");
   EXPECT_LT(r.evalMse, 0.1 * untrained.evalMse);
   // Training is seeded: the same restart gives the same parameters.
   s.steps = 50;
