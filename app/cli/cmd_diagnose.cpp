@@ -1,30 +1,187 @@
-// `poslab-cli diagnose --target NAME`: fit the PJ-bias basis to a target kernel and print mass,
-// energy and leave-one-order-out per sector and order (docs/MATH.md 4.2).
+// `poslab-cli diagnose --target NAME`: for a kernel-LM target, fit the PJ-bias basis by least
+// squares and print mass, energy and leave-one-order-out per sector and order (docs/MATH.md 4.2);
+// for a sector target (or `all`, the reference's eight), the PJ adaptive recovery of MATH 4.2.5
+// (the PJ-RoPE reference's experiments/adaptive_spectrum_diagnostic.py).
 #include <iostream>
+#include <sstream>
 
+#include "analysis/pj_adaptive.h"
 #include "analysis/pj_diagnostics.h"
 #include "cli/cli_common.h"
 #include "encodings/common_params.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
+#include "util/error.h"
 
 namespace poslab::cli {
+
+namespace {
+// The adaptive recovery's options, as the reference script's flags.
+struct AdaptiveOptions {
+  PjAdaptiveSettings s;
+  std::string selection = "train_mse";
+  std::vector<CLI::Option*> given;  // to refuse them with a kernel-LM target
+};
+
+void addAdaptiveOptions(CLI::App* cmd, AdaptiveOptions& a) {
+  const std::string only = " (sector targets)";
+  a.given = {
+      cmd->add_option("--train-len", a.s.trainLength, "L: fit on d = 0..L-1" + only)
+          ->capture_default_str()
+          ->check(integerIn(2, 65536)),
+      cmd->add_option("--eval-len", a.s.evalLength, "T: evaluate on d = 0..T-1" + only)
+          ->capture_default_str()
+          ->check(integerIn(2, 1'000'000)),
+      cmd->add_option("--omega-cycles", a.s.omegaCycles, "omega = 2 pi cycles / L" + only)
+          ->capture_default_str(),
+      cmd->add_option("--max-order", a.s.maxOrder, "R: jet orders 0..R" + only)
+          ->capture_default_str()
+          ->check(integerIn(0, 8)),
+      cmd->add_option("--steps", a.s.steps, "Adam steps per restart" + only)
+          ->capture_default_str()
+          ->check(integerIn(0, 100000)),
+      cmd->add_option("--lr", a.s.lr, "Adam learning rate" + only)->capture_default_str(),
+      cmd->add_option("--restarts", a.s.restarts, "restarts per target; the best is shown" + only)
+          ->capture_default_str()
+          ->check(integerIn(1, 64)),
+      cmd->add_flag("--order-init-cycle", a.s.orderInitCycle,
+                    "restart k starts with its order mass on order k mod (R+1)" + only),
+      cmd->add_option("--selection", a.selection,
+                      "train_mse or eval_mse: how the best restart "
+                      "is chosen" +
+                          only)
+          ->capture_default_str()
+          ->check(CLI::IsMember({"train_mse", "eval_mse"})),
+      cmd->add_option("--seed", a.s.seed, "restart k is seeded seed + 7919 k" + only)
+          ->capture_default_str(),
+      cmd->add_flag("--float64", a.s.float64, "train in float64 (default float32)" + only)};
+}
+
+std::vector<std::string> sectorTargets(const std::string& target) {
+  if (target == "all") {
+    auto names = pjAdaptiveTargetNames();
+    names.pop_back();  // the reference script's eight; `affine` is the sector teachers' extra
+    return names;
+  }
+  std::vector<std::string> out;
+  std::stringstream ss(target);
+  std::string name;
+  while (std::getline(ss, name, ','))
+    if (isPjAdaptiveTarget(name))
+      out.push_back(name);
+    else
+      return {};
+  return out;
+}
+
+std::string orders(const std::vector<double>& v, int precision) {
+  std::string s;
+  for (double x : v) s += (s.empty() ? "" : " ") + formatNumber(x, precision);
+  return s;
+}
+
+void runAdaptive(const AdaptiveOptions& a, const std::vector<std::string>& targets, bool json) {
+  PjAdaptiveSettings s = a.s;
+  s.selectByEval = a.selection == "eval_mse";
+  const auto results = runPjAdaptive(s, targets);
+  if (json) {
+    nlohmann::json doc{{"config",
+                        {{"train_len", s.trainLength},
+                         {"eval_len", s.evalLength},
+                         {"omega_cycles", s.omegaCycles},
+                         {"max_order", s.maxOrder},
+                         {"steps", s.steps},
+                         {"lr", s.lr},
+                         {"restarts", s.restarts},
+                         {"order_init_cycle", s.orderInitCycle},
+                         {"selection_metric", a.selection},
+                         {"seed", s.seed},
+                         {"float64", s.float64}}},
+                       {"results", nlohmann::json::array()}};
+    for (const auto& r : results)
+      doc["results"].push_back(
+          {{"target", r.target},
+           {"restart", r.restart},
+           {"train_mse", r.trainMse},
+           {"train_r2", r.trainR2},
+           {"eval_mse", r.evalMse},
+           {"eval_r2", r.evalR2},
+           {"gates", {{"fj", r.gates[0]}, {"affine", r.gates[1]}, {"lc", r.gates[2]}}},
+           {"affine_slope", r.affineSlope},
+           {"damping", r.damping},
+           {"fj_mass", r.fjMass},
+           {"lc_mass", r.lcMass},
+           {"normalized_order_mass", r.orderMass},
+           {"functional_energy", r.energy},
+           {"leave_one_order_out_delta_mse", r.loo},
+           {"top_order", r.topOrder}});
+    return printJson(doc);
+  }
+  std::cout << "PJ adaptive recovery @ L=" << s.trainLength << ", T=" << s.evalLength
+            << " (omega = 2 pi " << formatNumber(s.omegaCycles) << "/L), Adam " << s.steps
+            << " steps at lr " << formatNumber(s.lr) << ", best of " << s.restarts
+            << " restarts by " << a.selection << (s.float64 ? ", float64" : ", float32") << "\n\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : results)
+    rows.push_back({r.target, formatNumber(r.trainMse, 3), formatNumber(r.trainR2, 4),
+                    formatNumber(r.evalMse, 3), formatNumber(r.evalR2, 4),
+                    formatNumber(r.gates[0], 2) + "/" + formatNumber(r.gates[1], 2) + "/" +
+                        formatNumber(r.gates[2], 2),
+                    "r=" + std::to_string(r.topOrder)});
+  printTable(
+      {"target", "train MSE", "train R2", "eval MSE", "eval R2", "gates fj/a/lc", "top order"},
+      rows);
+  std::cout << "\nPer order r = 0.." << s.maxOrder
+            << " (FJ and LC summed per order; energy and LOO over d < T):\n\n";
+  rows.clear();
+  for (const auto& r : results)
+    rows.push_back({r.target, orders(r.orderMass, 3), orders(r.energy, 3), orders(r.loo, 3)});
+  printTable({"target", "mass share", "energy", "LOO dMSE"}, rows);
+}
+}  // namespace
 
 void addDiagnoseCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "diagnose",
-      "fit pj-bias to a target kernel; mass, energy and LOO per sector and order. The head's "
-      "frequency is pinned to the target's omega unless --set pin_omega=0 is given");
+      "a kernel-LM target: fit pj-bias by least squares; mass, energy and LOO per sector and "
+      "order (the head's frequency is pinned to the target's omega unless --set pin_omega=0). "
+      "A sector target (phase, linear, first_jet, second_jet, third_jet, recency_weak_jet, "
+      "lc_core, lc_affine, affine; a comma list; or all): the PJ adaptive recovery, a "
+      "softmax-gated PJ kernel trained by Adam with restarts");
   struct Opts {
     CommonOptions common;
     std::string target = "mixed_raw";
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--target", o->target, "target kernel (as in `probe`)")->capture_default_str();
+  auto adaptive = std::make_shared<AdaptiveOptions>();
+  cmd->add_option("--target", o->target,
+                  "a kernel-LM target (mixed_raw, ...), or sector targets, or all")
+      ->capture_default_str();
   addCommonOptions(cmd, o->common);
-  cmd->callback([o] {
+  addAdaptiveOptions(cmd, *adaptive);
+  cmd->callback([o, adaptive] {
+    const auto sectors = sectorTargets(o->target);
+    if (!sectors.empty()) {
+      if (!o->common.sets.empty())
+        throw InvalidArgument("--set applies to kernel-LM targets, not to the sector target '" +
+                              o->target + "'");
+      return runAdaptive(*adaptive, sectors, o->common.json);
+    }
+    for (const CLI::Option* opt : adaptive->given)
+      if (opt->count() > 0)
+        throw InvalidArgument(opt->get_name() + " applies to sector targets, not to '" + o->target +
+                              "'");
     auto sets = parseSets(o->common.sets);
-    checkLagKernelName(o->target);
+    try {
+      checkLagKernelName(o->target);
+    } catch (const InvalidArgument& e) {  // name both kinds of target
+      std::string list, kernels = e.hint();
+      for (const auto& n : pjAdaptiveTargetNames()) list += (list.empty() ? "" : ", ") + n;
+      if (kernels.rfind("known: ", 0) == 0) kernels = kernels.substr(7);
+      throw InvalidArgument("unknown target '" + o->target + "'",
+                            "kernel-LM targets: " + kernels + "; sector targets: " + list +
+                                ", a comma list of them, or all");
+    }
     // Target parameters ride along with the family's (L, omega, gamma) and the head's D and base.
     std::map<std::string, double> targetOnly;
     for (const char* name : {"omega2", "gamma", "base"}) {

@@ -1,4 +1,5 @@
-// `poslab-cli probe`: the kernel probe of docs/MATH.md 4.1, MSE per family, best first.
+// `poslab-cli probe`: the kernel probe of docs/MATH.md 4.1 (the Jordan-RoPE reference's toy study):
+// per family the MSE in the training window and out to 2x, 4x and 8x it, best at 8x first.
 #include <iostream>
 #include <sstream>
 
@@ -10,17 +11,21 @@
 namespace poslab::cli {
 
 void addProbeCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("probe",
-                                 "least-squares fit of a target lag kernel by each family's basis");
+  auto* cmd = app.add_subcommand(
+      "probe",
+      "ridge fit of a target lag kernel on d < L by each family's basis at every frequency "
+      "channel plus a constant; MSE in the window and out to 8L (--set L=1024 head_dim=64 "
+      "channels=16 ridge=1e-4 by default)");
   struct Opts {
     CommonOptions common;
-    std::string target = "mixed_raw";
+    std::string target = "mixed";
     std::string families;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option(
          "--target", o->target,
-         "target kernel: mixed_raw, mixed_bounded, damped_mixed, rhythm_envelope, high_jet_rN")
+         "target kernel: phase, linear, mixed (the toy study's), mixed_raw, mixed_bounded, "
+         "damped_mixed, rhythm_envelope, high_jet_rN, scaled_high_jet_rN")
       ->capture_default_str();
   auto* families =
       cmd->add_option("--families", o->families,
@@ -46,21 +51,41 @@ void addProbeCommand(CLI::App& app) {
     ProbeReport r = runKernelProbe(s);
     if (o->common.json) {
       nlohmann::json doc{{"target", r.target},
-                         {"lags", {{"first", r.lags.front()}, {"last", r.lags.back()}}},
+                         {"omega", r.omega},
+                         {"train_length", r.trainLength},
+                         {"eval_lengths", r.evalLengths},
+                         {"channels", r.channels},
+                         {"ridge", r.ridge},
                          {"results", nlohmann::json::array()}};
-      for (const auto& f : r.results)
-        doc["results"].push_back(
-            {{"family", f.family}, {"mse", f.mse}, {"basis_size", f.basisSize}, {"rank", f.rank}});
+      for (const auto& f : r.results) {
+        nlohmann::json byLength = nlohmann::json::object();
+        for (size_t n = 0; n < r.evalLengths.size(); ++n)
+          byLength[std::to_string(r.evalLengths[n])] = f.mseByLength[n];
+        doc["results"].push_back({{"family", f.family},
+                                  {"mse_in_window", f.mseInWindow},
+                                  {"mse_extrapolated", f.mseExtrapolated},
+                                  {"mse_by_length", byLength},
+                                  {"basis_size", f.basisSize}});
+      }
       return printJson(doc);
     }
-    std::cout << "Kernel probe: target " << r.target << ", lags " << r.lags.front() << ".."
-              << r.lags.back() << "\n\n";
+    std::cout << "Kernel probe: target " << r.target << " (omega " << formatNumber(r.omega)
+              << "), ridge fit on d = 0.." << r.trainLength - 1 << " with " << r.channels
+              << " frequency channels and a constant, ridge " << formatNumber(r.ridge)
+              << "; MSE over d = 0..n-1\n\n";
+    std::vector<std::string> header{"rank", "family"};
+    for (size_t n = 0; n < r.evalLengths.size(); ++n)
+      header.push_back(n == 0 ? "MSE in window" : "MSE to " + std::to_string(r.evalLengths[n]));
+    header.push_back("basis");
     std::vector<std::vector<std::string>> rows;
     int rank = 1;
-    for (const auto& f : r.results)
-      rows.push_back(
-          {std::to_string(rank++), f.family, formatNumber(f.mse, 4), std::to_string(f.basisSize)});
-    printTable({"rank", "family", "MSE", "basis"}, rows);
+    for (const auto& f : r.results) {
+      std::vector<std::string> row{std::to_string(rank++), f.family};
+      for (double mse : f.mseByLength) row.push_back(formatNumber(mse, 4));
+      row.push_back(std::to_string(f.basisSize));
+      rows.push_back(std::move(row));
+    }
+    printTable(header, rows);
   });
 }
 

@@ -47,6 +47,56 @@ nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>
   return doc;
 }
 
+namespace {
+std::string meanAndSd(const std::vector<double>& v) {
+  double mean = 0, sq = 0;
+  for (double x : v) mean += x;
+  mean /= v.size();
+  for (double x : v) sq += (x - mean) * (x - mean);
+  const double sd = v.size() > 1 ? std::sqrt(sq / (v.size() - 1)) : 0.0;
+  return formatNumber(mean, 4) + (v.size() > 1 ? " ± " + formatNumber(sd, 2) : "");
+}
+
+// kv-retrieval: accuracy against the distance from the final key back to the stored one, at the
+// reference's distance points (MATH 3.3), one row per family and evaluation length.
+void printDistanceTable(const std::vector<std::string>& keys,
+                        const std::map<std::string, std::vector<const RunResult*>>& groups) {
+  std::vector<long long> distances, lengths;
+  for (const auto& [key, runs] : groups)
+    for (const auto* r : runs)
+      for (const auto& e : r->eval) {
+        if (e.accuracyByDistance.empty()) continue;
+        if (std::find(lengths.begin(), lengths.end(), e.length) == lengths.end())
+          lengths.push_back(e.length);
+        for (const auto& [d, a] : e.accuracyByDistance)
+          if (std::find(distances.begin(), distances.end(), d) == distances.end())
+            distances.push_back(d);
+      }
+  if (distances.empty()) return;
+  std::sort(distances.begin(), distances.end());
+  std::vector<std::string> header{"family", "length"};
+  for (long long d : distances) header.push_back("acc@d=" + std::to_string(d));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& key : keys)
+    for (long long L : lengths) {
+      std::vector<std::string> row{key, std::to_string(L)};
+      bool any = false;
+      for (long long d : distances) {
+        std::vector<double> v;
+        for (const auto* r : groups.at(key))
+          for (const auto& e : r->eval)
+            if (e.length == L && e.accuracyByDistance.count(d))
+              v.push_back(e.accuracyByDistance.at(d));
+        any = any || !v.empty();
+        row.push_back(v.empty() ? "-" : meanAndSd(v));
+      }
+      if (any) rows.push_back(std::move(row));
+    }
+  std::cout << "\naccuracy against the distance from the final key back to the stored key:\n";
+  printTable(header, rows);
+}
+}  // namespace
+
 void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) {
   // Group runs by (variant, family); columns are evaluation lengths.
   std::vector<std::string> keys;
@@ -75,16 +125,12 @@ void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) 
         row.push_back("diverged");
         continue;
       }
-      double mean = 0, sq = 0;
-      for (double x : v) mean += x;
-      mean /= v.size();
-      for (double x : v) sq += (x - mean) * (x - mean);
-      const double sd = v.size() > 1 ? std::sqrt(sq / (v.size() - 1)) : 0.0;
-      row.push_back(formatNumber(mean, 4) + (v.size() > 1 ? " ± " + formatNumber(sd, 2) : ""));
+      row.push_back(meanAndSd(v));
     }
     rows.push_back(row);
   }
   printTable(header, rows);
+  printDistanceTable(keys, groups);
   for (const auto& r : results)
     if (!r.error.empty())
       std::cout << "note: " << r.family << " seed " << r.seed << ": " << r.error << "\n";

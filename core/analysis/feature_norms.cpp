@@ -29,6 +29,16 @@ std::vector<long long> logPositionGrid(long long maxPos, int perDecade) {
   return out;
 }
 
+LightConeChart lightConeChartFor(const Encoding& enc) {
+  LightConeChart c;
+  const ParamSet& p = enc.params();
+  if (p.has("L")) c.L = p.get("L");
+  if (p.has("base")) c.base = p.get("base");
+  c.headDim = enc.headDim();
+  c.order = c.headDim % 4 == 0 ? 2 : 1;
+  return c;
+}
+
 NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>& positions,
                                unsigned seed, bool lagShortcut) {
   if (positions.empty()) throw InvalidArgument("no positions to profile");
@@ -44,6 +54,8 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
   out.factorized = enc.hasFactorized();
   out.float32 = enc.factorizedPrecision(maxPos, true);
   out.float64 = enc.factorizedPrecision(maxPos, false);
+  out.chart = lightConeChartFor(enc);
+  out.chartNormBound = lightConeNormBound(out.chart);
 
   // Logit scale: one query row at p against keys 0..p, q = k = x in every head, direct form.
   const long long H = enc.heads();
@@ -68,6 +80,9 @@ NormProfile featureNormProfile(const Encoding& enc, const std::vector<long long>
     // Natural-log gain of the squared norm -> log10 of the norm ratio.
     row.log10QueryRatio = 0.5 * enc.featureLogNormGain(x, p, /*query=*/true) / std::log(10.0);
     row.log10KeyRatio = 0.5 * enc.featureLogNormGain(x, p, /*query=*/false) / std::log(10.0);
+    const double p64 = static_cast<double>(p);
+    row.log10ChartQueryRatio = 0.5 * lightConeLogNormGain(out.chart, x, p64, true) / std::log(10.0);
+    row.log10ChartKeyRatio = 0.5 * lightConeLogNormGain(out.chart, x, p64, false) / std::log(10.0);
     row.logitScale = scaleByLag.empty() ? logitRow(p).abs().max().item<double>()
                                         : scaleByLag[static_cast<size_t>(p)];
     out.rows.push_back(row);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/lightcone_chart.h"
 #include "encodings/encoding.h"
 
 namespace poslab {
@@ -15,6 +16,9 @@ struct NormRow {
   double log10QueryRatio = 0;  // log10(||q'(p)|| / ||q||); log10 keeps huge growth printable
   double log10KeyRatio = 0;
   double logitScale = 0;  // max_{j<=p} |l(p, j)|
+  // The same vector under the light-cone chart transform (MATH 4.3.1) at the family's L.
+  double log10ChartQueryRatio = 0;
+  double log10ChartKeyRatio = 0;
 };
 
 struct NormProfile {
@@ -23,7 +27,13 @@ struct NormProfile {
   std::vector<NormRow> rows;
   PrecisionReport float32;  // of the factorized form up to maxPos
   PrecisionReport float64;
+  LightConeChart chart;       // lightConeChartFor(the family)
+  double chartNormBound = 0;  // lightConeNormBound(chart): no position exceeds it
 };
+
+// The chart beside a family's profile: its L (1024 when it has none), base, D, order 2 blocks
+// (order 1 when D is not divisible by 4), eta 1.
+LightConeChart lightConeChartFor(const Encoding& enc);
 
 // 0, 1, ..., then `perDecade` log-spaced positions per decade, ending exactly at maxPos.
 std::vector<long long> logPositionGrid(long long maxPos, int perDecade = 12);

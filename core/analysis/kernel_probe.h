@@ -1,7 +1,9 @@
-// The kernel probe (docs/MATH.md 4.1): least-squares fit of a target lag function over d in [1, L)
-// with each family's kernel basis; MSE per family. No training. Every family is probed at the
-// target's frequency channel (Encoding::probeBasis): RoPE with the pair nearest omega, the Jordan
-// families with one block at omega, ALiBi with its per-head ramps.
+// The kernel probe (docs/MATH.md 4.1), as the Jordan-RoPE reference's toy study
+// (ybzhang-nxu/jordan_rope scripts/run_toy.py with configs/full_research.yaml's toy block): a
+// target lag function K(d) is fitted on the training window d = 0 .. L-1 by ridge regression
+// (ridge 1e-4) with a constant column and each family's lag functions at every frequency channel
+// w_c = base^(-2c/D), c = 0 .. channels-1 (default L = 1024, D = 64, 16 channels); the fit is then
+// evaluated, unchanged, on d = 0 .. nL-1 for n = 1, 2, 4, 8. No training.
 #pragma once
 
 #include <map>
@@ -11,32 +13,49 @@
 namespace poslab {
 
 struct ProbeSettings {
-  std::string target = "mixed_raw";         // a name from lagKernelNames()
+  std::string target = "mixed";             // a name from probeTargetNames()
   std::map<std::string, double> overrides;  // NAME=VALUE, applied to every family that has NAME
   std::vector<std::string> families;        // empty: defaultProbeFamilies()
 };
 
 struct ProbeFamilyResult {
   std::string family;
-  double mse = 0;
-  long long basisSize = 0;     // columns in the family's basis
-  long long rank = 0;          // independent columns
-  std::vector<double> fitted;  // the best fit over the probe lags
+  std::vector<double> mseByLength;  // MSE over d = 0 .. n-1 for n in ProbeReport::evalLengths
+  double mseInWindow = 0;           // mseByLength.front(): the training window 0 .. L-1
+  double mseExtrapolated = 0;       // mseByLength.back(): out to 8x the window
+  long long basisSize = 0;          // columns fitted: the constant and the distinct family columns
+  std::vector<double> fitted;       // the fit over every probe lag
 };
 
 struct ProbeReport {
   std::string target;
-  std::vector<double> lags;                // 1..L-1
+  long long trainLength = 0;           // L: the fit sees d = 0 .. L-1
+  std::vector<long long> evalLengths;  // L, 2L, 4L, 8L (the reference's eval_contexts)
+  long long channels = 0;              // frequency channels per family
+  double omega = 0;                    // the target's frequency
+  double ridge = 0;
+  std::vector<double> lags;                // 0 .. 8L-1
   std::vector<double> targetValues;        // K(d)
-  std::vector<ProbeFamilyResult> results;  // best (lowest MSE) first
+  std::vector<ProbeFamilyResult> results;  // best (lowest MSE out to 8x the window) first
 };
+
+// The reference's toy targets (phase, linear, mixed), then the kernel-LM targets (lagKernelNames).
+std::vector<std::string> probeTargetNames();
+
+// The toy targets with x = d/L and w = the target's omega (default base^(-2*3/D), the reference's
+// target_freq_index 3):  phase  cos(w d);  linear  -x;  mixed  x cos(w d). Other names: lagKernel.
+// Throws InvalidArgument for an unknown name.
+std::vector<double> probeTarget(const std::string& name, double L, double omega,
+                                const std::vector<double>& lags,
+                                const std::map<std::string, double>& overrides);
 
 // The paper's comparison: RoPE, ALiBi, direct sum, damped RoPE, stabilized and exact Jordan.
 std::vector<std::string> defaultProbeFamilies();
 
-// Target parameters come from the overrides too: L (default 256), omega (default base^(-6/D) with
-// base and head_dim from the overrides or 10000 and 16), gamma, omega2. An override that no chosen
-// family and no target uses is an error.
+// Overrides: L (default 1024), head_dim (64), base (10000), channels (head_dim/4), ridge (1e-4),
+// omega (the target's, default base^(-6/D)), gamma and omega2 (the target's and every family's
+// that has them). L, head_dim and base go to every family that has them. An override that no
+// chosen family and no target uses is an error, as is a family that refuses the probe's head_dim.
 ProbeReport runKernelProbe(const ProbeSettings& settings);
 
 }  // namespace poslab

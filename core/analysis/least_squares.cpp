@@ -74,4 +74,28 @@ LeastSquaresFit leastSquares(const std::vector<std::vector<double>>& columns,
   return fit;
 }
 
+LeastSquaresFit ridgeLeastSquares(const std::vector<std::vector<double>>& columns,
+                                  const std::vector<double>& target, double ridge) {
+  if (!(ridge > 0) || !std::isfinite(ridge))
+    throw InvalidArgument("ridge = " + std::to_string(ridge) + " is not a positive number");
+  const size_t n = target.size();
+  const size_t m = columns.size();
+  const double root = std::sqrt(ridge);
+  std::vector<std::vector<double>> augmented(columns);
+  for (size_t j = 0; j < m; ++j) {
+    if (augmented[j].size() != n)
+      throw InvalidArgument("basis column length differs from the target's");
+    augmented[j].resize(n + m, 0.0);
+    augmented[j][n + j] = root;
+  }
+  std::vector<double> y(target);
+  y.resize(n + m, 0.0);
+  LeastSquaresFit fit = leastSquares(augmented, y);
+  fit.fitted.assign(n, 0.0);
+  for (size_t j = 0; j < m; ++j)
+    for (size_t i = 0; i < n; ++i) fit.fitted[i] += fit.coefficients[j] * columns[j][i];
+  fit.mse = n == 0 ? 0.0 : meanSquaredError(fit.fitted, target);
+  return fit;
+}
+
 }  // namespace poslab

@@ -36,16 +36,21 @@ expect_ok kernel-table "$cli" kernel --family rope --lags 0:4
 "$cli" kernel --family alibi --lags 0:8 --csv "$tmp/k.csv" > /dev/null
 [ "$(wc -l < "$tmp/k.csv")" -eq 9 ] && ok || fail "kernel --csv wrote $(wc -l < "$tmp/k.csv") lines"
 
-# probe: the paper's ranking
+# probe: the reference's toy study (fit on d < 1024, MSE in the window and out to 8x it)
 "$cli" probe --json > "$tmp/p.json"
-json_has probe-best-is-jordan "$tmp/p.json" "d['results'][0]['family']=='jordan-exact' and d['results'][0]['mse'] < 1e-4"
-json_has probe-alibi-worst "$tmp/p.json" "d['results'][-1]['family']=='alibi'"
+json_has probe-toy-study "$tmp/p.json" "d['target']=='mixed' and d['train_length']==1024 and d['eval_lengths']==[1024,2048,4096,8192] and d['channels']==16 and d['ridge']==1e-4"
+json_has probe-both-mse "$tmp/p.json" "all(r['mse_in_window']==r['mse_by_length']['1024'] and r['mse_extrapolated']==r['mse_by_length']['8192'] for r in d['results'])"
+json_has probe-best-is-jordan "$tmp/p.json" "d['results'][0]['family']=='jordan-exact' and d['results'][0]['mse_in_window'] < 1e-4"
+json_has probe-sorted-at-8x "$tmp/p.json" "[r['mse_extrapolated'] for r in d['results']]==sorted(r['mse_extrapolated'] for r in d['results'])"
 expect_ok probe-table "$cli" probe --target damped_mixed
+"$cli" probe --target phase --families rope --json > "$tmp/p2.json"
+json_has probe-rope-phase-exact "$tmp/p2.json" "d['results'][0]['mse_extrapolated'] < 1e-12"
 
 # norms, attention, diagnose
 "$cli" norms --family jordan-exact --set gamma=0.01 --max-pos 32768 --json > "$tmp/n.json"
 json_has norms-float32 "$tmp/n.json" "d['float32']['ok'] is False and 0 < d['float32']['first_bad_position'] < 32768"
 json_has norms-float64 "$tmp/n.json" "d['float64']['ok'] is True"
+json_has norms-lightcone-bounded "$tmp/n.json" "all(r['log10_lc_q_ratio'] <= 0.30103 + 1e-9 and r['log10_lc_k_ratio'] <= 0.30103 + 1e-9 for r in d['rows']) and d['lightcone_chart']['norm_bound']==2"
 "$cli" attention --family rope --T 64 --out "$tmp/a.csv" --json > "$tmp/a.json"
 json_has attention-toeplitz "$tmp/a.json" "d['logit_toeplitz_deviation'] < 1e-9"
 [ "$(wc -l < "$tmp/a.csv")" -eq 64 ] && ok || fail "attention CSV rows"
@@ -53,6 +58,11 @@ json_has attention-toeplitz "$tmp/a.json" "d['logit_toeplitz_deviation'] < 1e-9"
 json_has attention-abs-not-toeplitz "$tmp/b.json" "d['logit_toeplitz_deviation'] > 1e-3"
 "$cli" diagnose --json > "$tmp/d.json"
 json_has diagnose-fj1 "$tmp/d.json" "max(d['rows'], key=lambda r: r['mass_share'])['sector']=='FJ' and max(d['rows'], key=lambda r: r['mass_share'])['order']==1"
+# diagnose a sector target: the adaptive recovery (small, float64 so the numbers are stable)
+"$cli" diagnose --target phase,first_jet --train-len 128 --eval-len 256 --steps 300 --restarts 1 \
+  --float64 --json > "$tmp/da.json"
+json_has diagnose-adaptive "$tmp/da.json" "[r['target'] for r in d['results']]==['phase','first_jet'] and all(len(r['functional_energy'])==4 and len(r['leave_one_order_out_delta_mse'])==4 for r in d['results']) and d['results'][0]['top_order']==0 and d['config']['train_len']==128"
+expect_ok diagnose-adaptive-table "$cli" diagnose --target lc_core --train-len 64 --eval-len 128 --steps 20 --restarts 1
 
 # bad input
 expect_error unknown-family "unknown family 'bogus'" "$cli" kernel --family bogus
@@ -227,6 +237,13 @@ expect_error seed-negative "--seed: '-1' must be a whole number from 0 to 184467
 expect_error diagnose-gamma-nan "gamma = nan is not finite" "$cli" diagnose --set gamma=nan
 expect_error diagnose-gamma-inf "gamma = inf is not finite" "$cli" diagnose --set gamma=inf
 expect_error diagnose-gamma-negative "gamma = -3 is out of range" "$cli" diagnose --set gamma=-3
+expect_error diagnose-steps-kernel "--steps applies to sector targets" "$cli" diagnose --target mixed_raw --steps 5
+expect_error diagnose-set-sector "--set applies to kernel-LM targets" "$cli" diagnose --target phase --set gamma=1
+expect_error diagnose-unknown "unknown target 'bogus'" "$cli" diagnose --target bogus
+expect_error diagnose-restarts-zero "--restarts: '0'" "$cli" diagnose --target phase --restarts 0
+expect_error diagnose-lr-zero "lr 0 is out of range" "$cli" diagnose --target phase --lr 0
+expect_error probe-channels "channels = 40 is out of range" "$cli" probe --set channels=40
+expect_error probe-order3-head-dim "probe of jordan-m3 (head_dim 64)" "$cli" probe --families jordan-m3
 # Output that cannot be written (a full disk) is an error, not exit 0.
 expect_full() {  # expect_full NAME CMD...: stdout on /dev/full gives exit 2 and a line saying so
   local name=$1; shift
@@ -292,7 +309,8 @@ expect_error unknown-command "unknown command 'bogus'.*train" "$cli" bogus
 
 # kv-retrieval reports accuracy against key distance (the distance points below T - 2) in its eval.
 "$cli" train --task kv-retrieval --family rope --steps 1 --batch 2 --train-length 32 \
-  --eval-lengths 80 --eval-sequences 2 --out "$tmp/kvd" > /dev/null 2>&1
+  --eval-lengths 80 --eval-sequences 2 --out "$tmp/kvd" > "$tmp/kvd.txt" 2>&1
+grep -q "acc@d=64" "$tmp/kvd.txt" && ok || fail "train's table has no accuracy against key distance"
 tail -n 1 "$tmp/kvd/metrics.jsonl" > "$tmp/kvd-last.json"
 json_has kv-accuracy-by-distance "$tmp/kvd-last.json" \
   "list(d['eval'][0]['accuracy_by_distance'].keys())==['64'] and 0<=d['eval'][0]['accuracy_by_distance']['64']<=1"

@@ -1,5 +1,6 @@
-// Analysis (MATH 4.2 PJ diagnostics, MATH 4.1 kernel probe), feature norms, attention maps, and the
-// atomic file write, each against an independent expectation.
+// Analysis (MATH 4.2 PJ diagnostics, least squares; the kernel probe is in test_kernel_probe.cpp),
+// feature norms, attention maps, and the atomic file write, each against an independent
+// expectation.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -11,7 +12,6 @@
 
 #include "analysis/attention_map.h"
 #include "analysis/feature_norms.h"
-#include "analysis/kernel_probe.h"
 #include "analysis/least_squares.h"
 #include "analysis/pj_diagnostics.h"
 #include "encodings/pj_bias.h"
@@ -70,42 +70,6 @@ TEST(LagKernels, MatchSpecFormulas) {
   EXPECT_NEAR(jet[2], 0.125 * std::cos(15.0), 1e-15);
   EXPECT_THROW(lagKernel("high_jet_rx", p, d), InvalidArgument);
   EXPECT_THROW(lagKernel("mystery", p, d), InvalidArgument);
-}
-
-// The Jordan-RoPE paper's probe: the exact Jordan basis lowest (near zero), direct sum and RoPE
-// above it, ALiBi highest.
-TEST(KernelProbe, ReproducesPaperRanking) {
-  ProbeReport r = runKernelProbe({});
-  ASSERT_EQ(r.results.size(), defaultProbeFamilies().size());
-  EXPECT_EQ(r.results.front().family, "jordan-exact");
-  EXPECT_LT(r.results.front().mse, 1e-5);
-  EXPECT_EQ(r.results.back().family, "alibi");
-  auto mseOf = [&](const std::string& id) {
-    for (const auto& f : r.results)
-      if (f.family == id) return f.mse;
-    return std::nan("");
-  };
-  EXPECT_GT(mseOf("direct-sum"), 10 * mseOf("jordan-exact"));
-  EXPECT_GT(mseOf("rope"), 10 * mseOf("jordan-exact"));
-  EXPECT_GT(mseOf("alibi"), mseOf("rope"));
-  EXPECT_EQ(r.lags.front(), 1);
-  EXPECT_EQ(r.lags.back(), 255);
-}
-
-// With gamma = 0 the exact Jordan basis contains (d/L) cos(omega d) itself.
-TEST(KernelProbe, ExactJordanFitsMixedRawExactlyWithoutDecay) {
-  ProbeSettings s;
-  s.overrides = {{"gamma", 0.0}};
-  s.families = {"jordan-exact"};
-  EXPECT_LT(runKernelProbe(s).results.front().mse, 1e-25);
-}
-
-TEST(KernelProbe, RejectsUnusedParameterAndBadL) {
-  ProbeSettings s;
-  s.overrides = {{"kappa", 1.0}};  // no default probe family has kappa
-  EXPECT_THROW(runKernelProbe(s), InvalidArgument);
-  s.overrides = {{"L", 0.0}};
-  EXPECT_THROW(runKernelProbe(s), InvalidArgument);
 }
 
 PjHead unitHead(long long R) {

@@ -356,7 +356,13 @@ class TestExplorer : public QObject {
       QVERIFY(g.query->dataCount() > 20);
       QCOMPARE(g.key->dataCount(), g.query->dataCount());
       QCOMPARE(g.logitScale->dataCount(), g.query->dataCount());
+      QCOMPARE(g.chartQuery->dataCount(), g.query->dataCount());  // the light-cone chart beside it
+      QCOMPARE(g.chartKey->dataCount(), g.query->dataCount());
+      bool found = false;
+      const double top = g.chartKey->data()->valueRange(found).upper;
+      QVERIFY(found && top <= std::log10(2.0) + 1e-9);  // bounded by 2 at every position
       QVERIFY(window_->normsView()->precisionText().contains("float32"));
+      QVERIFY(window_->normsView()->precisionText().contains("Light-cone chart"));
     }
   }
 
@@ -364,9 +370,11 @@ class TestExplorer : public QObject {
     select("jordan-exact", WindowView::Probe);
     settle(ExplorerView::Probe);
     ProbeView* v = window_->probeView();
-    QCOMPARE(v->table()->rowCount(), 6);                                // the paper's six families
-    QCOMPARE(v->table()->item(0, 0)->text(), QString("jordan-exact"));  // best fit of mixed_raw
-    QVERIFY(v->graphs().target->dataCount() > 100);
+    QCOMPARE(v->settings().target, std::string("mixed"));  // the toy study's target
+    QCOMPARE(v->table()->rowCount(), 6);                   // the paper's six families
+    QCOMPARE(v->table()->columnCount(), 6);                // family, in window, 2L, 4L, 8L, basis
+    QCOMPARE(v->table()->item(0, 0)->text(), QString("jordan-exact"));  // best at 8L
+    QCOMPARE(v->graphs().target->dataCount(), 8192);                    // d = 0 .. 8L-1
     QCOMPARE(v->graphs().fitted.size(), size_t(6));
   }
 
@@ -377,6 +385,15 @@ class TestExplorer : public QObject {
     QVERIFY(b.massShare->dataCount() >= 3);
     QCOMPARE(b.energy->dataCount(), b.massShare->dataCount());
     QCOMPARE(b.loo->dataCount(), b.massShare->dataCount());
+  }
+
+  // A sector target runs core's adaptive recovery: one bar per jet order (FJ and LC summed).
+  void diagnosticsViewRunsTheAdaptiveRecovery() {
+    select("pj-bias", WindowView::Diagnostics);
+    window_->diagnosticsView()->setSettings({"first_jet"});
+    settle(ExplorerView::Diagnostics);
+    QCOMPARE(window_->diagnosticsView()->bars().massShare->dataCount(), 4);  // r = 0 .. 3
+    QVERIFY(window_->diagnosticsView()->summaryText().contains("Adaptive"));
   }
 
   // Each view's settings go in and come back as typed values; the widget a user sees shows them

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "analysis/kernel_probe.h"
+#include "analysis/pj_adaptive.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
 #include "tasks/task.h"
@@ -39,10 +40,15 @@ std::vector<std::string> trainingTaskIds() {
   return taskIds();
 }
 std::vector<std::string> probeTargetNames() {
-  return lagKernelNames();
+  return poslab::probeTargetNames();
 }
 std::vector<std::string> defaultProbeFamilyIds() {
   return defaultProbeFamilies();
+}
+std::vector<std::string> diagnosticsTargetNames() {
+  std::vector<std::string> names = lagKernelNames();
+  for (const auto& n : pjAdaptiveTargetNames()) names.push_back(n);
+  return names;
 }
 
 }  // namespace poslab::ui

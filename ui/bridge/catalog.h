@@ -27,7 +27,10 @@ const FamilyDescription* findFamily(const std::string& id);
 std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params);
 
 std::vector<std::string> trainingTaskIds();
-std::vector<std::string> probeTargetNames();  // lagKernelNames()
+std::vector<std::string> probeTargetNames();  // core probeTargetNames(): toy, then lag kernels
 std::vector<std::string> defaultProbeFamilyIds();
+// The diagnostics tab's targets: the kernel-LM targets (least-squares PJ-bias fit), then the
+// sector targets (the PJ adaptive recovery).
+std::vector<std::string> diagnosticsTargetNames();
 
 }  // namespace poslab::ui

@@ -7,6 +7,7 @@
 
 #include "analysis/attention_map.h"
 #include "analysis/feature_norms.h"
+#include "analysis/pj_adaptive.h"
 #include "analysis/pj_diagnostics.h"
 #include "bridge/catalog.h"
 #include "encodings/pj_bias.h"
@@ -128,7 +129,11 @@ NormsResult computeNorms(const Encoding& enc, const NormsSettings& s) {
     r.log10QueryRatio.push_back(row.log10QueryRatio);
     r.log10KeyRatio.push_back(row.log10KeyRatio);
     r.logitScale.push_back(row.logitScale);
+    r.log10ChartQueryRatio.push_back(row.log10ChartQueryRatio);
+    r.log10ChartKeyRatio.push_back(row.log10ChartKeyRatio);
   }
+  r.chartL = prof.chart.L;
+  r.chartNormBound = prof.chartNormBound;
   r.float32 = summarize(prof.float32);
   r.float64 = summarize(prof.float64);
   return r;
@@ -146,6 +151,25 @@ ProbeReport computeProbe(const ExplorerRequest& req) {
 // As `poslab-cli diagnose`: the PJ-bias head's shape comes from the pj-bias parameters (the
 // current ones when the family is pj-bias, else its defaults); its frequency is the target's.
 DiagnosticsResult computeDiagnostics(const ExplorerRequest& req) {
+  if (isPjAdaptiveTarget(req.diagnostics.target)) {  // as `poslab-cli diagnose --target NAME`
+    const PjAdaptiveSettings settings;
+    const PjAdaptiveResult a = runPjAdaptive(settings, {req.diagnostics.target}).front();
+    DiagnosticsResult r;
+    r.target = a.target;
+    r.adaptive = true;
+    r.omega = 2 * 3.14159265358979323846 * settings.omegaCycles /
+              static_cast<double>(settings.trainLength);
+    r.kernelMse = a.evalMse;
+    r.trainLength = settings.trainLength;
+    r.evalLength = settings.evalLength;
+    r.trainMse = a.trainMse;
+    r.trainR2 = a.trainR2;
+    r.evalR2 = a.evalR2;
+    for (int g = 0; g < 3; ++g) r.gates[g] = a.gates[static_cast<size_t>(g)];
+    for (size_t k = 0; k < a.orderMass.size(); ++k)
+      r.rows.push_back({"FJ+LC", static_cast<long long>(k), a.orderMass[k], a.energy[k], a.loo[k]});
+    return r;
+  }
   std::map<std::string, double> sets;
   if (req.family == kPjDiagnosticsFamily) sets = req.overrides;
   auto enc = makeEncoding(kPjDiagnosticsFamily, sets);

@@ -35,11 +35,11 @@ struct NormsSettings {
   long long maxPos = 32768;  // grid 0..maxPos, log-spaced
 };
 struct ProbeSettingsUi {
-  std::string target = "mixed_raw";
-  bool familyOnly = false;  // false: the paper's default set; true: the current family alone
+  std::string target = "mixed";  // the toy study's (x cos(omega d)), as `poslab-cli probe`
+  bool familyOnly = false;       // false: the paper's default set; true: the current family alone
 };
 struct DiagnosticsSettings {
-  std::string target = "mixed_raw";
+  std::string target = "mixed_raw";  // a kernel-LM target, or a sector target (adaptive recovery)
 };
 
 struct ExplorerRequest {
@@ -74,6 +74,8 @@ struct NormsResult {
   bool factorized = false;
   std::vector<double> positions;  // as doubles for plotting
   std::vector<double> log10QueryRatio, log10KeyRatio, logitScale;
+  std::vector<double> log10ChartQueryRatio, log10ChartKeyRatio;  // the light-cone chart's
+  double chartL = 0, chartNormBound = 0;
   PrecisionSummary float32, float64;
 };
 
@@ -85,8 +87,13 @@ struct DiagnosticRow {
 struct DiagnosticsResult {
   std::string target;
   double omega = 0;      // the head's frequency (the target's)
-  double kernelMse = 0;  // of the fit
-  std::vector<DiagnosticRow> rows;
+  double kernelMse = 0;  // of the fit (adaptive: the extrapolation MSE over d < evalLength)
+  std::vector<DiagnosticRow> rows;  // adaptive: sector "FJ+LC", one row per order
+  // A sector target: core's PJ adaptive recovery (runPjAdaptive, the reference's defaults).
+  bool adaptive = false;
+  long long trainLength = 0, evalLength = 0;
+  double trainMse = 0, trainR2 = 0, evalR2 = 0;
+  double gates[3] = {0, 0, 0};  // FJ, affine, LC
 };
 
 // One overlay family's kernel K(d) on the same lags as the current family's, computed by the same

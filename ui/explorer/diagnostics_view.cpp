@@ -56,7 +56,11 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
 }
 
 std::vector<std::string> DiagnosticsView::targets() {
-  return probeTargetNames();
+  return diagnosticsTargetNames();
+}
+
+QString DiagnosticsView::summaryText() const {
+  return summary_->text();
 }
 
 DiagnosticsSettings DiagnosticsView::settings() const {
@@ -86,8 +90,9 @@ void DiagnosticsView::showResult(const ExplorerResult& result) {
     energy.push_back(r.energy);
     loo.push_back(r.loo);
     const QString sector = QString::fromStdString(r.sector);
-    ticker->addTick(
-        key, r.sector == "affine" ? sector : QStringLiteral("%1 r=%2").arg(sector).arg(r.order));
+    ticker->addTick(key, r.sector == "affine" ? sector
+                         : d.adaptive         ? QStringLiteral("r=%1").arg(r.order)
+                                              : QStringLiteral("%1 r=%2").arg(sector).arg(r.order));
   }
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setTickLabelRotation(-30);
@@ -105,10 +110,29 @@ void DiagnosticsView::showResult(const ExplorerResult& result) {
     r.upper += 0.35 * (r.upper - r.lower);
     axis->setRange(r);
   }
-  summary_->setText(tr("PJ-bias head fitted to %1 at ω = %2 rad/position: fit MSE %3")
-                        .arg(QString::fromStdString(d.target))
-                        .arg(d.omega, 0, 'g', 4)
-                        .arg(d.kernelMse, 0, 'g', 4));
+  if (d.adaptive) {
+    plot_->xAxis->setLabel(tr("jet order (FJ and LC summed)"));
+    summary_->setText(tr("Adaptive PJ kernel trained on %1 (d < %2, ω = %3): train MSE %4 (R² %5), "
+                         "extrapolation to %6: MSE %7 (R² %8); gates FJ/affine/LC %9")
+                          .arg(QString::fromStdString(d.target))
+                          .arg(d.trainLength)
+                          .arg(d.omega, 0, 'g', 4)
+                          .arg(d.trainMse, 0, 'g', 3)
+                          .arg(d.trainR2, 0, 'f', 4)
+                          .arg(d.evalLength)
+                          .arg(d.kernelMse, 0, 'g', 3)
+                          .arg(d.evalR2, 0, 'f', 4)
+                          .arg(QStringLiteral("%1/%2/%3")
+                                   .arg(d.gates[0], 0, 'f', 2)
+                                   .arg(d.gates[1], 0, 'f', 2)
+                                   .arg(d.gates[2], 0, 'f', 2)));
+  } else {
+    plot_->xAxis->setLabel(tr("sector and jet order"));
+    summary_->setText(tr("PJ-bias head fitted to %1 at ω = %2 rad/position: fit MSE %3")
+                          .arg(QString::fromStdString(d.target))
+                          .arg(d.omega, 0, 'g', 4)
+                          .arg(d.kernelMse, 0, 'g', 4));
+  }
   plot_->replot();
 }
 

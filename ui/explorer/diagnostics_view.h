@@ -1,5 +1,7 @@
-// Tab (e): PJ-bias diagnostics: the PJ-bias basis fitted to a target kernel, read per sector and
-// jet order as mass share, functional energy (left axis) and leave-one-out MSE increase (right).
+// Tab (e): PJ diagnostics, computed by core: for a kernel-LM target the PJ-bias basis fitted by
+// least squares, read per sector and jet order; for a sector target the PJ adaptive recovery
+// (a softmax-gated PJ kernel trained by Adam, MATH 4.2.5), read per jet order with FJ and LC
+// summed. Bars: mass share, functional energy (left axis), leave-one-out MSE increase (right).
 #pragma once
 
 #include <QWidget>
@@ -27,7 +29,7 @@ class DiagnosticsView : public QWidget {
   // setSettings: a target not in targets() keeps the current one.
   DiagnosticsSettings settings() const;
   void setSettings(const DiagnosticsSettings& settings);
-  static std::vector<std::string> targets();  // core's lag kernels (probeTargetNames)
+  static std::vector<std::string> targets();  // diagnosticsTargetNames(): kernel-LM, sector
 
   QCustomPlot* plot() const { return plot_; }
   struct Bars {
@@ -36,6 +38,7 @@ class DiagnosticsView : public QWidget {
     QCPBars* loo = nullptr;  // right axis
   };
   const Bars& bars() const { return bars_; }
+  QString summaryText() const;  // the line above the plot: the fit and its numbers
 
  Q_SIGNALS:
   void settingsChanged();

@@ -41,6 +41,12 @@ NormsView::NormsView(QWidget* parent) : QWidget(parent) {
   graphs_.logitScale = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
   graphs_.logitScale->setName(tr("logit scale (right axis)"));
   graphs_.logitScale->setPen(QPen(seriesColor(2), 2));
+  graphs_.chartQuery = plot_->addGraph(plot_->xAxis, plot_->yAxis);
+  graphs_.chartQuery->setName(tr("light-cone chart: log10 ‖q′‖/‖q‖"));
+  graphs_.chartQuery->setPen(QPen(seriesColor(3), 2, Qt::DotLine));
+  graphs_.chartKey = plot_->addGraph(plot_->xAxis, plot_->yAxis);
+  graphs_.chartKey->setName(tr("light-cone chart: log10 ‖k′‖/‖k‖"));
+  graphs_.chartKey->setPen(QPen(seriesColor(4), 2, Qt::DashDotLine));
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
@@ -85,17 +91,21 @@ QString NormsView::precisionText() const {
 void NormsView::showResult(const ExplorerResult& result) {
   const NormsResult& n = result.norms;
   // Position 0 has no place on a log axis; the ratio there is 1 by construction.
-  QVector<double> x, q, k, scale;
+  QVector<double> x, q, k, scale, cq, ck;
   for (size_t t = 0; t < n.positions.size(); ++t) {
     if (n.positions[t] <= 0) continue;
     x.push_back(n.positions[t]);
     q.push_back(n.log10QueryRatio[t]);
     k.push_back(n.log10KeyRatio[t]);
     scale.push_back(n.logitScale[t]);
+    cq.push_back(n.log10ChartQueryRatio[t]);
+    ck.push_back(n.log10ChartKeyRatio[t]);
   }
   graphs_.query->setData(x, q, true);
   graphs_.key->setData(x, k, true);
   graphs_.logitScale->setData(x, scale, true);
+  graphs_.chartQuery->setData(x, cq, true);
+  graphs_.chartKey->setData(x, ck, true);
   plot_->rescaleAxes();
   // Flat ratios (rotations) would give a zero-height range.
   QCPRange yr = plot_->yAxis->range();
@@ -126,6 +136,9 @@ void NormsView::showResult(const ExplorerResult& result) {
                        .arg(QString::fromStdString(f32.problem))
                        .arg(f32.firstBadPosition)
                        .arg(QString::fromStdString(f32.detail));
+  text += tr(" Light-cone chart (L = %1): every ratio below %2 at any position.")
+              .arg(n.chartL, 0, 'g', 6)
+              .arg(n.chartNormBound, 0, 'g', 4);
   precision_->setText(text);
   plot_->replot();
 }

@@ -1,5 +1,6 @@
 // Tab (c): feature norms of the factorized form vs position (log10 of ||q'||/||q|| and
-// ||k'||/||k||) and the logit scale, on a log position axis, with a marker where float32 fails.
+// ||k'||/||k||) and the logit scale, on a log position axis, with a marker where float32 fails;
+// beside them the same vector under core's light-cone chart transform (MATH 4.3.1), bounded.
 #pragma once
 
 #include <QWidget>
@@ -35,6 +36,8 @@ class NormsView : public QWidget {
     QCPGraph* query = nullptr;       // log10 ||q'||/||q||, left axis
     QCPGraph* key = nullptr;         // log10 ||k'||/||k||, left axis
     QCPGraph* logitScale = nullptr;  // max_j |l(p, j)|, right log axis
+    QCPGraph* chartQuery = nullptr;  // log10 ratios under the light-cone chart, left axis
+    QCPGraph* chartKey = nullptr;
   };
   const Graphs& graphs() const { return graphs_; }
   QString precisionText() const;

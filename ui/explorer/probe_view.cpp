@@ -1,5 +1,7 @@
 #include "explorer/probe_view.h"
 
+#include <algorithm>
+
 #include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -20,6 +22,9 @@ ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
   target_ = new QComboBox(this);
   target_->setObjectName("probeTarget");
   for (const auto& name : targets()) target_->addItem(QString::fromStdString(name));
+  // Start at core's default target (the toy study's `mixed`), not at the first name listed.
+  target_->setCurrentIndex(
+      std::max(0, target_->findText(QString::fromStdString(ProbeSettingsUi{}.target))));
   set_ = new QComboBox(this);
   set_->setObjectName("probeSet");
   set_->addItem(tr("paper's families"));
@@ -35,11 +40,16 @@ ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Horizontal, this);
   plot_ = new QCustomPlot(split);
   plot_->setObjectName("probePlot");
-  stylePlot(plot_, tr("lag d"), tr("K(d) and least-squares fits"));
+  stylePlot(plot_, tr("lag d"), tr("K(d) and ridge fits on d < L"));
   placeLegendRight(plot_);
-  table_ = new QTableWidget(0, 4, split);
+  windowLine_ = new QCPItemStraightLine(plot_);
+  windowLine_->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));
+  windowLine_->setVisible(false);
+  table_ = new QTableWidget(0, 6, split);
   table_->setObjectName("probeTable");
-  table_->setHorizontalHeaderLabels({tr("family"), tr("MSE"), tr("basis"), tr("rank")});
+  table_->setHorizontalHeaderLabels(
+      {tr("family"), tr("MSE in window"), tr("to 2L"), tr("to 4L"), tr("to 8L"), tr("basis")});
+  table_->setToolTip(tr("Fitted on d = 0 … L−1; MSE over d = 0 … nL−1, best at 8L first"));
   table_->verticalHeader()->setVisible(false);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -93,17 +103,25 @@ void ProbeView::showResult(const ExplorerResult& result) {
   graphs_.target->setPen(QPen(Qt::black, 3, Qt::DotLine));
   graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()),
                           true);
+  // The y range of the target, so that a fit that runs away past the window does not flatten it.
   plot_->rescaleAxes();
-  plot_->yAxis->scaleRange(1.08);
+  graphs_.target->rescaleValueAxis(false, false);
+  plot_->yAxis->scaleRange(1.5);
+  const double L = static_cast<double>(p.trainLength);
+  windowLine_->point1->setCoords(L, 0);
+  windowLine_->point2->setCoords(L, 1);
+  windowLine_->setVisible(p.trainLength > 0);
   plot_->replot();
 
   table_->setRowCount(static_cast<int>(p.results.size()));
   for (int row = 0; row < static_cast<int>(p.results.size()); ++row) {
     const auto& r = p.results[static_cast<size_t>(row)];
     table_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(r.family)));
-    table_->setItem(row, 1, new QTableWidgetItem(QString::number(r.mse, 'g', 4)));
-    table_->setItem(row, 2, new QTableWidgetItem(QString::number(r.basisSize)));
-    table_->setItem(row, 3, new QTableWidgetItem(QString::number(r.rank)));
+    for (int n = 0; n < 4 && n < static_cast<int>(r.mseByLength.size()); ++n)
+      table_->setItem(
+          row, 1 + n,
+          new QTableWidgetItem(QString::number(r.mseByLength[static_cast<size_t>(n)], 'g', 4)));
+    table_->setItem(row, 5, new QTableWidgetItem(QString::number(r.basisSize)));
   }
 }
 

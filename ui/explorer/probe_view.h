@@ -1,5 +1,7 @@
-// Tab (d): the kernel probe: a target lag function, each family's least-squares fit with its own
-// basis, and the MSE table (best first), with the current family's changed parameters applied.
+// Tab (d): the kernel probe (core's runKernelProbe, MATH 4.1): a target lag function, each
+// family's ridge fit on the window d < L drawn out to 8L (a dashed line marks L), and the table of
+// MSE in the window and out to 2L, 4L, 8L (best at 8L first), with the current family's changed
+// parameters applied.
 #pragma once
 
 #include <QString>
@@ -13,6 +15,7 @@
 
 class QComboBox;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCustomPlot;
 class QTableWidget;
 
@@ -29,7 +32,7 @@ class ProbeView : public QWidget {
   // setSettings: a target not in targets() keeps the current one.
   ProbeSettingsUi settings() const;
   void setSettings(const ProbeSettingsUi& settings);
-  static std::vector<std::string> targets();  // core's lag kernels (probeTargetNames)
+  static std::vector<std::string> targets();  // core's probeTargetNames()
 
   QCustomPlot* plot() const { return plot_; }
   QTableWidget* table() const { return table_; }
@@ -47,6 +50,7 @@ class ProbeView : public QWidget {
   QComboBox* set_ = nullptr;
   QCustomPlot* plot_ = nullptr;
   QTableWidget* table_ = nullptr;
+  QCPItemStraightLine* windowLine_ = nullptr;  // at d = L
   Graphs graphs_;
 };
 
