@@ -20,9 +20,10 @@ for family in $("$cli" families --ids); do
   "$cli" kernel --family "$family" --lags 0:1024 --csv "out/kernels/$family.csv" > /dev/null
 done
 echo
-echo "Training stabilized Jordan-RoPE, RoPE and the direct sum on identical kernel-LM batches at 64"
-echo "tokens, evaluated at 64 and 256 (about a minute; one head of 64, as the jordan-kernel-lm preset):"
-"$cli" compare --task kernel-lm --families jordan-stabilized,rope,direct-sum --heads 1 --steps 250 \
+echo "Training Jordan-RoPE (the reference's trainable form), RoPE and the direct sum on identical"
+echo "kernel-LM batches at 64 tokens, evaluated at 64 and 256 (about a minute; one head of 64, as"
+echo "the jordan-kernel-lm preset):"
+"$cli" compare --task kernel-lm --families jordan-stabilized-abs,rope,direct-sum --heads 1 --steps 250 \
   --eval-lengths 64,256 --eval-sequences 128 --checkpoints out/checkpoints | tee out/compare.txt
 echo
 echo "Wrote out/probe.txt, out/probe.json and out/kernels/<family>.csv for $(ls out/kernels | wc -l) families."

@@ -23,8 +23,10 @@ inline ParamSpec base() {
           {{"pin_omega", 1, "every block rotates at ω while pin ω is on"}}};
 }
 inline ParamSpec gamma() {
-  return {"gamma", 1e-4,  0,
-          10,      false, "decay rate: lambda = -gamma + i omega, factor e^(-gamma d)"};
+  ParamSpec s{"gamma", 1e-4,  0,
+              10,      false, "decay rate: lambda = -gamma + i omega, factor e^(-gamma d)"};
+  s.trainedInit = 1e-4;  // MATH 2.3: the model starts every block at gamma = 1e-4
+  return s;
 }
 inline ParamSpec omega() {
   return {"omega",
@@ -40,11 +42,20 @@ inline ParamSpec pinOmega() {
           true,        "1: every block rotates at omega; 0: blocks follow omega_b = base^(-2b/D)"};
 }
 inline ParamSpec eta() {
-  return {"eta", 0.1,   -10,
-          10,    false, "nilpotent (shear) strength: G(d) = e^(lambda d)(I + eta t(d) N)"};
+  ParamSpec s{"eta", 0.1,   -10,
+              10,    false, "nilpotent (shear) strength: G(d) = e^(lambda d)(I + eta t(d) N)"};
+  s.trainedInit = 0.0;  // MATH 2.3: the model starts the shear at eta = 0
+  return s;
 }
 inline ParamSpec contextScale() {
   return {"L", 256, 1, 1e7, false, "context scale L (the training length): enters d/L and tau(d)"};
+}
+// PI's and NTK's L: where the trained model stops being plain RoPE (MATH 1.2.5).
+inline ParamSpec extensionTrainLength() {
+  return {
+      "L",   256,
+      1,     1e7,
+      false, "L_train, the training length: the model is plain RoPE up to L and extends past it"};
 }
 inline ParamSpec heads() {
   return {"heads", 4, 1, 256, true, "number of attention heads H"};

@@ -1,9 +1,11 @@
-// Direct sum (MATH 1.6): phase and distance in separate subspaces. The first D/2 dims are RoPE
-// pairs (theta_c = base^(-2c/(D/2))); the other D/2 dims are real unipotent Jordan blocks (omega =
-// 0: decay and shear, no rotation): an undamped block G(d) = I + (d/L) N and a damped block G(d) =
-// e^(-gamma d)(I + (tau(d)/L) N), tau(d) = d / (1 + d/L). Kernel basis
-//     {1, cos(omega d), sin(omega d), d/L, e^(-gamma d), (tau(d)/L) e^(-gamma d)}:
-// both ingredients, never their product. The saturating shear leaves it with the direct form only.
+// Direct sum (MATH 1.6) as the reference code builds it: phase and distance in separate subspaces.
+// The first D/2 dims are RoPE pairs (theta_c = base^(-2c/(D/2)), c < D/4); the other D/2 dims are
+// D/8 complex Jordan blocks of order 2 with omega = 0 (decay and shear, no rotation) and the
+// bounded absolute shear of the trainable Jordan-RoPE:
+//     G = e^(-gamma d)(I + eta (tau(i) - tau(j)) N),   tau(p) = p / (1 + |p|/L).
+// The model learns gamma and eta per head and block (eta from 0, eta = 0.1 tanh(raw)). Kernel
+// basis {1, cos(omega d), sin(omega d), e^(-gamma d), tau(d) e^(-gamma d)}: both ingredients,
+// never their product. Factorized (the shear is per absolute position), not relative.
 #include <cmath>
 
 #include "encodings/common_params.h"
@@ -17,51 +19,47 @@ namespace {
 class DirectSum : public RotaryEncoding {
  public:
   DirectSum(const FamilyInfo& info, ParamSet p) : RotaryEncoding(info, std::move(p)) {
-    requireHeadDimMultiple(*this, 16,
-                           "half the dims are RoPE pairs, the other half an undamped and a damped "
-                           "set of 4-real Jordan blocks");
+    requireHeadDimMultiple(*this, 8,
+                           "half the dims are RoPE pairs, the other half 4-real Jordan blocks");
     const long long D = headDim();
     const double L = params().get("L");
-    const double gamma = params().get("gamma");
     theta_ = ropeFrequencies(D / 2, params().get("base"));
     if (params().getInt("pin_omega") == 1) theta_.assign(theta_.size(), params().get("omega"));
-    const long long pairs = D / 4;          // RoPE half: D/2 dims
-    const long long jordanBlocks = D / 16;  // per Jordan kind: D/4 dims of 4-real blocks
+    const long long pairs = D / 4;   // RoPE half: D/2 dims
+    const long long blocks = D / 8;  // Jordan half: D/2 dims of 4-real blocks
     layout_.dim = D;
     layout_.groups.push_back(makeJordanGroup(0, 1, std::vector<double>(pairs, 0.0), theta_,
                                              std::vector<double>(pairs, 0.0), ShearKind::Linear,
                                              L));
-    const std::vector<double> zeros(jordanBlocks, 0.0);
-    const std::vector<double> shear(jordanBlocks, 1.0 / L);
-    layout_.groups.push_back(makeJordanGroup(D / 2, 2, zeros, zeros, shear, ShearKind::Linear, L));
-    layout_.groups.push_back(makeJordanGroup(D / 2 + D / 4, 2,
-                                             std::vector<double>(jordanBlocks, gamma), zeros, shear,
-                                             ShearKind::Saturating, L));
-    learnables_.gammaGroup = 2;  // the model learns the damped blocks' decay
+    layout_.groups.push_back(makeJordanGroup(
+        D / 2, 2, std::vector<double>(blocks, params().get("gamma")),
+        std::vector<double>(blocks, 0.0), std::vector<double>(blocks, params().get("eta")),
+        ShearKind::AbsoluteSaturating, L));
+    // The model learns the Jordan half's decay and shear (cap 0.1), as the reference's JordanRoPE.
+    learnables_ = {/*gammaGroup=*/1, /*etaGroup=*/1, /*etaMax=*/0.1, /*shearPerL=*/false};
   }
 
   LagBasis basis(const std::vector<double>& lags) const override {
     const double L = params().get("L"), gamma = params().get("gamma"), w = params().get("omega");
+    const double eta = params().get("eta");
     LagBasis b;
     b.lags = lags;
-    std::vector<double> one(lags.size(), 1.0), c(lags.size()), s(lags.size()), lin(lags.size()),
-        dec(lags.size()), shear(lags.size());
+    std::vector<double> one(lags.size(), 1.0), c(lags.size()), s(lags.size()), dec(lags.size()),
+        shear(lags.size());
     b.kernel.assign(lags.size(), 0.0);
     for (size_t n = 0; n < lags.size(); ++n) {
       const double d = lags[n];
       c[n] = std::cos(w * d);
       s[n] = std::sin(w * d);
-      lin[n] = d / L;
       dec[n] = std::exp(-gamma * d);
-      shear[n] = stabilizedTau(d, L) / L * dec[n];
-      b.kernel[n] = c[n] + (1.0 + lin[n]) + (dec[n] + shear[n]);  // unit content, each block
+      shear[n] = stabilizedTau(d, L) * dec[n];
+      b.kernel[n] = c[n] + dec[n] + eta * shear[n];  // unit content in each half
     }
     b.add("1", one);
     b.add("cos", c);
     b.add("sin", s);
-    b.add("d/L", lin);
     b.add("exp", dec);
-    b.add("(tau/L)*exp", shear);
+    b.add("tau*exp", shear);
     return b;
   }
 
@@ -69,17 +67,15 @@ class DirectSum : public RotaryEncoding {
                         long long) const override {
     const long long D = headDim();
     const double d = static_cast<double>(i - j);
-    const double L = params().get("L"), gamma = params().get("gamma");
+    const double L = params().get("L"), gamma = params().get("gamma"), eta = params().get("eta");
+    const double shearTime =
+        eta * (stabilizedTau(static_cast<double>(i), L) - stabilizedTau(static_cast<double>(j), L));
     double s = 0;
     for (long long c = 0; c < D / 4; ++c)
       s += referenceJordanBlock(q + 2 * c, k + 2 * c, 1, 0.0, theta_[c], 0.0, d);
-    for (long long b = 0; b < D / 16; ++b) {
+    for (long long b = 0; b < D / 8; ++b) {
       const long long off = D / 2 + 4 * b;
-      s += referenceJordanBlock(q + off, k + off, 2, 0.0, 0.0, d / L, d);
-    }
-    for (long long b = 0; b < D / 16; ++b) {
-      const long long off = D / 2 + D / 4 + 4 * b;
-      s += referenceJordanBlock(q + off, k + off, 2, gamma, 0.0, stabilizedTau(d, L) / L, d);
+      s += referenceJordanBlock(q + off, k + off, 2, gamma, 0.0, shearTime, d);
     }
     return s / std::sqrt(static_cast<double>(D));
   }
@@ -92,13 +88,14 @@ class DirectSum : public RotaryEncoding {
 const FamilyInfo& DirectSumInfo() {
   static const FamilyInfo info{
       "direct-sum",
-      "Direct sum (RoPE ⊕ real Jordan)",
-      "K ∈ span\\{1, cos ωd, sin ωd, d/L, e^{−γd}, (τ(d)/L) e^{−γd}\\}",
-      "Phase and distance live in separate subspaces: RoPE on half of the head, real decaying "
-      "and shearing Jordan blocks on the other half. It has both ingredients but never their "
-      "product d·cos(ωd): the control that isolates what the complex Jordan block adds.",
-      {common::gamma(), common::omega(), common::pinOmega(), common::contextScale(), common::base(),
-       common::headDim()}};
+      "Direct sum (RoPE ⊕ Jordan, ω = 0)",
+      "K ∈ span\\{1, cos ωd, sin ωd, e^{−γd}, τ(d) e^{−γd}\\}",
+      "Phase and distance live in separate subspaces: RoPE on half of the head, Jordan blocks "
+      "with ω = 0 (decay and bounded absolute shear, no rotation) on the other half, as the "
+      "reference code builds it. It has both ingredients but never their product d·cos(ωd): the "
+      "control that isolates what the complex Jordan block adds.",
+      {common::gamma(), common::eta(), common::omega(), common::pinOmega(), common::contextScale(),
+       common::base(), common::headDim()}};
   return info;
 }
 

@@ -24,6 +24,22 @@ at::Tensor positionShearTime(const JordanGroup& g, const at::Tensor& p) {  // p 
   return p;
 }
 
+// A per-block coefficient as (Hg, nb): Hg = 1 when shared by every head, else one row per head.
+at::Tensor perHead(const at::Tensor& t) {
+  return t.dim() == 1 ? t.unsqueeze(0) : t;
+}
+
+// Throws unless the group's per-head tensors fit q's H heads.
+void requireHeads(const JordanGroup& g, int64_t heads) {
+  for (const at::Tensor* t : {&g.gamma, &g.shear}) {
+    if (t->dim() == 2 && t->size(0) != heads && t->size(0) != 1) {
+      throw InvalidArgument("a Jordan group holds " + std::to_string(t->size(0)) +
+                            " heads of decay or shear but the attention has " +
+                            std::to_string(heads));
+    }
+  }
+}
+
 // Complex multiply of (re, im) by (c, s), broadcasting.
 void complexMul(at::Tensor& re, at::Tensor& im, const at::Tensor& c, const at::Tensor& s) {
   at::Tensor r = re * c - im * s;
@@ -54,21 +70,22 @@ double factorial(long long r) {
 at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Tensor& pos,
                          bool query) {
   const auto dtype = x.scalar_type();
-  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);              // (T, 1)
-  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);  // (T, nb): e^(-i omega p)
-  at::Tensor logMag = (query ? -p : p) * g.gamma.to(p.device()).unsqueeze(0);  // (T, nb)
-  at::Tensor mag = logMag.exp();
-  auto asFactor = [&](const at::Tensor& t) {  // (T, nb) -> (1, 1, T, nb, 1) in x's dtype
-    return t.to(x.device()).to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+  requireHeads(g, x.size(1));
+  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);                  // (T, 1)
+  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);      // (T, nb): e^(-i omega p)
+  at::Tensor gamma = perHead(g.gamma.to(p.device())).unsqueeze(1);  // (Hg, 1, nb)
+  at::Tensor mag = ((query ? -p : p).unsqueeze(0) * gamma).exp();   // (Hg, T, nb)
+  auto asFactor = [&](const at::Tensor& t) {  // (Hg, T, nb) -> (1, Hg, T, nb, 1) in x's dtype
+    return t.to(x.device()).to(dtype).unsqueeze(0).unsqueeze(-1);
   };
-  at::Tensor c = asFactor(mag * phase.cos());
-  at::Tensor s = asFactor(mag * phase.sin());
+  at::Tensor c = asFactor(mag * phase.cos().unsqueeze(0));
+  at::Tensor s = asFactor(mag * phase.sin().unsqueeze(0));
 
   auto [re, im] = splitGroup(g, x);
   // Nilpotent part first (it commutes with the scalar factor).
   if (g.order > 1) {
-    at::Tensor t = positionShearTime(g, pos.to(at::kDouble)).unsqueeze(1) *
-                   g.shear.to(p.device()).unsqueeze(0);  // (T, nb) = a * t(p)
+    at::Tensor t = positionShearTime(g, pos.to(at::kDouble)).view({1, -1, 1}) *
+                   perHead(g.shear.to(p.device())).unsqueeze(1);  // (Hg, T, nb) = a * t(p)
     if (!query) t = -t;
     std::vector<at::Tensor> outRe, outIm;
     for (long long l = 0; l < g.order; ++l) {
@@ -81,8 +98,7 @@ at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Te
         at::Tensor coef = (t.pow(static_cast<double>(r)) / factorial(r))
                               .to(x.device())
                               .to(dtype)
-                              .unsqueeze(0)
-                              .unsqueeze(0);  // (1, 1, T, nb)
+                              .unsqueeze(0);  // (1, Hg, T, nb)
         accRe = accRe + coef * re.select(-1, src);
         accIm = accIm + coef * im.select(-1, src);
       }
@@ -148,21 +164,19 @@ at::Tensor groupScoresSeparable(const JordanGroup& g, const at::Tensor& qRe, con
                                 const at::Tensor& qPos, const at::Tensor& kPos) {
   const auto dtype = qRe.scalar_type();
   const auto device = qRe.device();
-  at::Tensor gamma = g.gamma.to(qPos.device()).unsqueeze(0);  // (1, nb)
-  at::Tensor qDecay = at::exp(-qPos.unsqueeze(1) * gamma);    // (Tq, nb)
-  at::Tensor kDecay = at::exp(kPos.unsqueeze(1) * gamma);     // (Tk, nb)
-  auto asFactor = [&](const at::Tensor& f) {                  // (T, nb) -> (1, 1, T, nb, 1)
-    return f.to(device).to(dtype).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
+  at::Tensor gamma = perHead(g.gamma.to(qPos.device())).unsqueeze(1);  // (Hg, 1, nb)
+  at::Tensor qDecay = at::exp(-qPos.view({1, -1, 1}) * gamma);         // (Hg, Tq, nb)
+  at::Tensor kDecay = at::exp(kPos.view({1, -1, 1}) * gamma);          // (Hg, Tk, nb)
+  auto asFactor = [&](const at::Tensor& f) {  // (Hg, T, nb) -> (1, Hg, T, nb, 1)
+    return f.to(device).to(dtype).unsqueeze(0).unsqueeze(-1);
   };
   at::Tensor kScale = asFactor(kDecay);
+  at::Tensor shear = perHead(g.shear.to(qPos.device())).unsqueeze(1);  // (Hg, 1, nb)
   at::Tensor score;
   for (long long r = 0; r < g.order; ++r) {
     const long long n = g.order - r;
     at::Tensor qWeight = qDecay;
-    if (r > 0) {
-      qWeight = qDecay * g.shear.to(qPos.device()).pow(static_cast<double>(r)).unsqueeze(0) /
-                factorial(r);
-    }
+    if (r > 0) qWeight = qDecay * shear.pow(static_cast<double>(r)) / factorial(r);
     // (B, H, T, nb * 2n): components l < n of q against l + r of k, every block side by side.
     at::Tensor qr =
         (at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1) * asFactor(qWeight)).flatten(3);
@@ -180,8 +194,11 @@ at::Tensor groupScoresPerBlock(const JordanGroup& g, const at::Tensor& qRe, cons
                                const at::Tensor& dSafe, const at::Tensor& causal) {
   const auto dtype = qRe.scalar_type();
   const auto device = qRe.device();
-  at::Tensor decay = at::exp(-g.gamma.to(dSafe.device()).view({-1, 1, 1}) * dSafe.unsqueeze(0));
-  at::Tensor at_ = g.shear.to(dSafe.device()).view({-1, 1, 1}) * t.unsqueeze(0);  // (nb, Tq, Tk)
+  // (Hg, nb, Tq, Tk): Hg = 1 when the group's decay and shear are shared by every head.
+  at::Tensor gamma = perHead(g.gamma.to(dSafe.device())).unsqueeze(-1).unsqueeze(-1);
+  at::Tensor shear = perHead(g.shear.to(dSafe.device())).unsqueeze(-1).unsqueeze(-1);
+  at::Tensor decay = at::exp(-gamma * dSafe.unsqueeze(0).unsqueeze(0));
+  at::Tensor at_ = shear * t.unsqueeze(0).unsqueeze(0);
   at::Tensor score;
   for (long long r = 0; r < g.order; ++r) {
     const long long n = g.order - r;
@@ -191,8 +208,10 @@ at::Tensor groupScoresPerBlock(const JordanGroup& g, const at::Tensor& qRe, cons
     at::Tensor products = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, nb, Tq, Tk)
     at::Tensor weight = decay;
     if (r > 0) weight = decay * at_.pow(static_cast<double>(r)) / factorial(r);
-    weight = at::where(causal.unsqueeze(0), weight, at::zeros_like(weight)).to(device).to(dtype);
-    at::Tensor s = (products * weight.unsqueeze(0).unsqueeze(0)).sum(2);
+    weight = at::where(causal.unsqueeze(0).unsqueeze(0), weight, at::zeros_like(weight))
+                 .to(device)
+                 .to(dtype);
+    at::Tensor s = (products * weight.unsqueeze(0)).sum(2);  // weight (1, Hg, nb, Tq, Tk)
     score = score.defined() ? score + s : s;
   }
   return score;
@@ -260,13 +279,17 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
   };
   for (const auto& g : layout.groups) {
     // Learnable layouts hand in tensors with grad, possibly on a GPU: read plain values.
-    const at::Tensor gammaCpu = g.gamma.detach().to(at::kCPU, at::kDouble).contiguous();
-    const at::Tensor shearCpu = g.shear.detach().to(at::kCPU, at::kDouble).contiguous();
+    // Per head and block when either is (H, nb): every pair (gamma, shear) is checked.
+    auto both = at::broadcast_tensors({perHead(g.gamma.detach().to(at::kCPU, at::kDouble)),
+                                       perHead(g.shear.detach().to(at::kCPU, at::kDouble))});
+    const at::Tensor gammaCpu = both[0].contiguous().flatten();
+    const at::Tensor shearCpu = both[1].contiguous().flatten();
     auto gamma = gammaCpu.accessor<double, 1>();
     auto shear = shearCpu.accessor<double, 1>();
-    for (long long b = 0; b < g.blocks; ++b) {
-      const double gam = gamma[b];
-      const double a = std::abs(shear[b]);
+    for (long long n = 0; n < gammaCpu.numel(); ++n) {
+      const long long b = n % g.blocks;
+      const double gam = gamma[n];
+      const double a = std::abs(shear[n]);
       const long long m = g.order;
       auto shearTime = [&](double p) {
         return g.kind == ShearKind::AbsoluteSaturating ? p / (1.0 + p / g.L) : p;
@@ -281,6 +304,7 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
         return sum;
       };
       std::ostringstream where;
+      if (gammaCpu.numel() > g.blocks) where << "head " << n / g.blocks << ", ";
       where << "block " << b << " (gamma=" << gam << ", shear=" << a << ")";
       consider(firstPositionWhere(maxPos,
                                   [&](double p) { return gam * p + std::log(poly(p)) > logMax; }),
@@ -350,6 +374,7 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
   const double centre = 0.5 * (lo + hi);
 
   for (const auto& g : layout.groups) {
+    requireHeads(g, q.size(1));
     auto [qRe, qIm] = rotateUnit(g, q, qPos);  // (B, H, Tq, nb, m)
     auto [kRe, kIm] = rotateUnit(g, k, kPos);
     // Shear time per pair (Tq, Tk), the same for every block of the group.

@@ -34,9 +34,11 @@ struct JordanGroup {
   long long offset = 0;  // first real head dim of the run
   long long blocks = 0;  // nb
   long long order = 1;   // m complex components per block
-  at::Tensor gamma;      // (nb) float64 decay per block, >= 0
-  at::Tensor omega;      // (nb) float64 frequency per block, rad per position
-  at::Tensor shear;      // (nb) float64 shear coefficient a per block (eta, or eta / L)
+  // gamma and shear are (nb), shared by every head, or (H, nb), one value per head and block (the
+  // trained form); the engine broadcasts either against q's heads.
+  at::Tensor gamma;  // (nb) or (H, nb) float64 decay per block, >= 0
+  at::Tensor omega;  // (nb) float64 frequency per block, rad per position
+  at::Tensor shear;  // (nb) or (H, nb) float64 shear coefficient a per block (eta, or eta / L)
   ShearKind kind = ShearKind::Linear;
   double L = 256;  // context scale of tau
 

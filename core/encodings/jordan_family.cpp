@@ -21,7 +21,13 @@ JordanEncoding::JordanEncoding(const FamilyInfo& info, ParamSet params, JordanSp
                           " exceeds the " + std::to_string(blocks) + " blocks of head_dim " +
                           std::to_string(D));
   }
-  omega_ = blockFrequencies(blocks, D, this->params().get("base"));
+  const double base = this->params().get("base");
+  if (spec_.perBlockSchedule) {
+    for (long long b = 0; b < blocks; ++b)
+      omega_.push_back(std::pow(base, -static_cast<double>(b) / static_cast<double>(blocks)));
+  } else {
+    omega_ = blockFrequencies(blocks, D, base);
+  }
   if (this->params().has("pin_omega") && this->params().getInt("pin_omega") == 1)
     omega_.assign(omega_.size(), this->params().get("omega"));
   gamma_.assign(blocks, spec_.gamma);

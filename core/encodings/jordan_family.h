@@ -1,6 +1,7 @@
 // Shared body of the Jordan-RoPE families (MATH 1.7) and PJ-rotary (MATH 1.8.3): the head is cut in
-// blocks of `order` complex dims (2*order reals), block b rotating at omega_b = base^(-2b/D) unless
-// pin_omega, decaying at gamma, shearing with coefficient a along the shear time t.
+// blocks of `order` complex dims (2*order reals), block b rotating at omega_b = base^(-2b/D) (or
+// base^(-b/nb)) unless pin_omega, decaying at gamma, shearing with coefficient a along the shear
+// time t.
 #pragma once
 
 #include <string>
@@ -21,7 +22,15 @@ struct JordanSpec {
   double viewTimeUnit = 1;     // kernel view time = t * unit (1/L for the scaled variants)
   double viewShear = 0;        // the kernel view's nilpotent coefficient for that time
   RotaryLearnables learn;      // which of gamma, eta the model learns (one group: group 0)
+  // Frequency schedule: omega_b = base^(-2b/D) (RoPE's, false) or base^(-b/nb) over the nb blocks
+  // (PJ-rotary's reference schedule, true).
+  bool perBlockSchedule = false;
 };
+
+// The scaled-exact form (jordan_scaled.cpp), shared by jordan-scaled and the scaled higher
+// orders: its parameters and its spec at `order`.
+std::vector<ParamSpec> jordanScaledParams();
+JordanSpec jordanScaledSpec(const ParamSet& p, long long order);
 
 class JordanEncoding : public RotaryEncoding {
  public:

@@ -1,7 +1,9 @@
 // Jordan-RoPE, stabilized (relative) (MATH 1.7.5): the exact block with the bounded shear time
 // tau(d) = d / (1 + d/L):
 //     s_b = e^(-gamma d)[Re(A e^(i omega d)) + eta tau(d) Re(B e^(i omega d))].
-// Breaks the group law, so it exists only in the direct form. The kernel of the paper's probes.
+// Breaks the group law, so it exists only in the direct form. The kernel of the paper's probes;
+// PosLab's own trainable variant (the reference trains jordan-stabilized-abs), so its name says
+// "relative shear" wherever it appears.
 #include "encodings/common_params.h"
 #include "encodings/families.h"
 #include "encodings/jordan_family.h"
@@ -11,7 +13,7 @@ namespace poslab {
 const FamilyInfo& JordanStabilizedInfo() {
   static const FamilyInfo info{
       "jordan-stabilized",
-      "Jordan-RoPE (stabilized)",
+      "Jordan-RoPE (stabilized, relative shear)",
       "s_b = Re( q_b^H e^{λd}(I + η τ(d) N) k_b ),  τ(d) = \\frac{d}{1 + d/L}",
       "The Jordan block with a saturating shear time τ(d) ≤ L: the distance-times-phase feature "
       "stays bounded at any length. It no longer obeys the group law, so it is computed in the "

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct ParamSpec {
   bool integer = false;     // must be a whole number (heads, head_dim, order)
   std::string description;  // one line with the formula it enters, shown in --help and tooltips
   std::vector<ParamNoEffect> noEffectWhen = {};  // settings that make this parameter irrelevant
+  // The model's initial value when the user sets none (MATH 2.3), e.g. eta = 0 for the Jordan
+  // families; unset: the model starts from defaultValue like the explorer.
+  std::optional<double> trainedInit = std::nullopt;
 
   // An on/off switch: a whole number in {0, 1} (pin_omega, rho).
   bool isSwitch() const { return integer && min == 0 && max == 1; }

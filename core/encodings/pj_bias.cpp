@@ -30,7 +30,8 @@ std::vector<PjHead> pjHeadsFromParams(const ParamSet& p) {
   std::vector<PjHead> heads(static_cast<size_t>(H));
   for (long long h = 0; h < H; ++h) {
     PjHead& head = heads[h];
-    const double lin = H == 1 ? 1.0 : 1.0 + 16.0 * h / static_cast<double>(H - 1);
+    // linspace(1, 17, H) cycles over L; one head takes 17, as the reference's _head_cycles.
+    const double lin = H == 1 ? 17.0 : 1.0 + 16.0 * h / static_cast<double>(H - 1);
     head.omega = p.getInt("pin_omega") == 1 ? p.get("omega") : 2 * M_PI * lin / p.get("L");
     head.kappa = p.get("kappa");
     head.slope = p.get("slope");

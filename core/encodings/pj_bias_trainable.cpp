@@ -3,8 +3,12 @@
 //     alpha   = softmax(alpha_*_logits) over orders, times the LOO order mask   (H, R+1) each
 //     zeta    = zeta_fj, zeta_lc, free                               (H, R+1, 2) re, im
 //     kappa   = softplus(kappa_raw), slope = softplus(slope_raw)     (H) each
-// and omega_h fixed (a buffer). Each group can be pinned (held fixed as a buffer): "gates",
-// "orders", "coefficients", "kappa", "slope". The score is the plain content product plus b_h(d).
+//     omega   = omega, free                                          (H)
+// As the reference's PJBias (pjrope/attention.py): omega is learned from 2 pi linspace(1, 17, H)
+// / L (a buffer, fixed, under pin_omega = 1), and zeta starts at 0.02 randn, drawn from torch's
+// generator as the model's weights are. Each group can be pinned (held fixed as a buffer):
+// "gates", "orders", "coefficients", "kappa", "slope". The score is the plain content product plus
+// b_h(d).
 #include <ATen/ATen.h>
 
 #include "encodings/pj_bias.h"
@@ -18,7 +22,8 @@ class PjBiasForm : public TrainableForm {
   PjBiasForm(const Encoding& enc, const TrainableContext& ctx)
       : shape_(pjShapeFromParams(enc.params())),
         init_(pjTensorsFromHeads(pjHeadsFromParams(enc.params()), shape_.order)),
-        pinned_(ctx.pinned) {}
+        pinned_(ctx.pinned),
+        omegaLearned_(enc.params().getInt("pin_omega") == 0) {}
 
   std::vector<Learnable> learnables() const override {
     const long long H = init_.gates.size(0), R1 = shape_.order + 1;
@@ -26,15 +31,19 @@ class PjBiasForm : public TrainableForm {
     auto learned = [&](const char* pinName) { return pinned_.count(pinName) == 0; };
     auto invSoftplus = [](const at::Tensor& y) { return at::log(at::expm1(y.clamp_min(1e-8))); };
     auto f32 = [](const at::Tensor& t) { return t.to(at::kFloat); };
+    // The reference's initial coefficients: 0.02 N(0, 1), independently per head, order, part.
+    auto zetaInit = [&] {
+      return 0.02 * at::randn({H, R1, 2}, at::TensorOptions().dtype(at::kFloat));
+    };
     return {
         {"gate_enabled", f32(init_.gates > 0), false},
-        {"omega", f32(init_.omega), false},
+        {"omega", f32(init_.omega), omegaLearned_},
         {"order_mask", at::ones({2, R1}, at::TensorOptions().dtype(at::kFloat)), false},
         {"gate_logits", f32(at::log(init_.gates.clamp_min(1e-12))), learned("gates")},
         {"alpha_fj_logits", f32(at::zeros({H, R1}, f64)), learned("orders")},
         {"alpha_lc_logits", f32(at::zeros({H, R1}, f64)), learned("orders")},
-        {"zeta_fj", f32(init_.zetaFj), learned("coefficients")},
-        {"zeta_lc", f32(init_.zetaLc), learned("coefficients")},
+        {"zeta_fj", zetaInit(), learned("coefficients")},
+        {"zeta_lc", zetaInit(), learned("coefficients")},
         {"kappa_raw", f32(invSoftplus(init_.kappa)), learned("kappa")},
         {"slope_raw", f32(invSoftplus(init_.slope)), learned("slope")},
     };
@@ -59,6 +68,7 @@ class PjBiasForm : public TrainableForm {
     out["gate_affine"] = tensorValues(t.gates.select(1, 1));
     out["gate_LC"] = tensorValues(t.gates.select(1, 2));
     out["kappa"] = tensorValues(t.kappa);
+    out["omega"] = tensorValues(t.omega);
     out["slope"] = tensorValues(t.slope);
     // Effective mass per sector and order, averaged over heads (MATH 2.3).
     at::Tensor zf = t.zetaFj.norm(2, -1), zl = t.zetaLc.norm(2, -1);  // (H, R+1)
@@ -107,6 +117,7 @@ class PjBiasForm : public TrainableForm {
   PjShape shape_;
   PjTensors init_;  // initial coefficients, float64 (MATH 2.3)
   std::set<std::string> pinned_;
+  bool omegaLearned_;  // false under pin_omega = 1: omega is a buffer at the user's omega
 };
 }  // namespace
 

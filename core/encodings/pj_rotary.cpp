@@ -2,7 +2,11 @@
 // order r (r + 1 complex dims each), G_b(d) = e^(lambda_b d) sum_{k<=r} (eta d N / L)^k / k!, with
 // the contragredient query action and shear coordinate eta * pos / L. The last `affine_blocks`
 // blocks have lambda = 0 and give the affine sector as a transform. Order 0 reduces to RoPE,
-// order 1 to Jordan-RoPE exact (with eta_jordan = eta / L).
+// order 1 to Jordan-RoPE exact (with eta_jordan = eta / L, base_jordan = base^2).
+// Block b rotates at omega_b = base^(-b/nb) over the nb blocks, the reference code's schedule
+// (pjrope/torch_backend.py, exact_pj_rotary_factors). The model uses it as the reference does: a
+// fixed transform with eta = 1 and no decay (gamma = 0), nothing learned; learn_decay_shear = 1
+// is PosLab's own variant, learning gamma and eta (eta = tanh(raw) on pos / L) per head and block.
 #include "encodings/common_params.h"
 #include "encodings/families.h"
 #include "encodings/jordan_family.h"
@@ -31,6 +35,16 @@ class PjRotary : public JordanEncoding {
 };
 }  // namespace
 
+namespace {
+// gamma as everywhere, but the model starts (and, unless learn_decay_shear, stays) at 0: the
+// reference's PJ-rotary has no decay.
+ParamSpec noDecayInTheModel() {
+  ParamSpec s = common::gamma();
+  s.trainedInit = 0.0;
+  return s;
+}
+}  // namespace
+
 const FamilyInfo& PjRotaryInfo() {
   static const FamilyInfo info{
       "pj-rotary",
@@ -40,12 +54,15 @@ const FamilyInfo& PjRotaryInfo() {
       "contragredient query action. Order 0 is RoPE, order 1 is Jordan-RoPE; blocks with λ = 0 "
       "carry the affine (polynomial-in-distance) sector as a transform.",
       {{"order", 1, 0, 7, true, "r: each block holds r + 1 complex dims (jets up to d^r)"},
-       common::gamma(),
+       noDecayInTheModel(),
        common::omega(),
        {"eta", 1, -1000, 1000, false, "shear strength on the coordinate pos / L"},
        common::contextScale(),
        {"affine_blocks", 0, 0, 512, true, "trailing blocks with lambda = 0 (affine sector)"},
-       common::pinOmega(),
+       {"learn_decay_shear", 0, 0, 1, true,
+        "0: the model keeps eta and gamma fixed (the reference); 1: it learns them (PosLab's)"},
+       {"pin_omega", 0, 0, 1, true,
+        "1: every block rotates at omega; 0: blocks follow omega_b = base^(-b/nb)"},
        common::base(),
        common::headDim()}};
   return info;
@@ -63,8 +80,11 @@ std::unique_ptr<Encoding> makePjRotary(ParamSet p) {
   spec.L = L;
   spec.affineBlocks = p.getInt("affine_blocks");
   spec.timeName = "d/L";
-  // gamma (0 on the affine blocks) and eta, the latter on the coordinate pos / L.
-  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/1.0, /*shearPerL=*/true};
+  spec.perBlockSchedule = true;
+  // The reference learns nothing here; PosLab's variant learns gamma (0 on the affine blocks) and
+  // eta, the latter on the coordinate pos / L.
+  if (p.getInt("learn_decay_shear") == 1)
+    spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/1.0, /*shearPerL=*/true};
   return std::make_unique<PjRotary>(PjRotaryInfo(), std::move(p), spec);
 }
 

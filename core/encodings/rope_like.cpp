@@ -2,9 +2,38 @@
 
 #include <cmath>
 
+#include "encodings/schedules.h"
 #include "util/error.h"
 
 namespace poslab {
+
+JordanLayout ropePairLayout(long long D, const std::vector<double>& theta) {
+  const long long pairs = D / 2;
+  JordanLayout layout;
+  layout.dim = D;
+  layout.groups.push_back(makeJordanGroup(/*offset=*/0, /*order=*/1,
+                                          std::vector<double>(pairs, 0.0), theta,
+                                          std::vector<double>(pairs, 0.0), ShearKind::Linear,
+                                          /*L=*/1.0));
+  return layout;
+}
+
+RopeExtensionEncoding::RopeExtensionEncoding(const FamilyInfo& info, ParamSet params,
+                                             std::vector<double> theta, std::vector<double> gamma,
+                                             double temperature, Extension extension)
+    : RopeLikeEncoding(info, std::move(params), std::move(theta), std::move(gamma), temperature),
+      extension_(std::move(extension)) {}
+
+RotaryEncoding::ModelLayout RopeExtensionEncoding::modelLayout(long long positions) const {
+  const long long D = headDim();
+  const double L = params().get("L");
+  // scoreScale() holds the explorer's temperature at the user's s; the model's replaces it.
+  const double shown = scoreScale() * std::sqrt(static_cast<double>(D));
+  if (static_cast<double>(positions) <= L)
+    return {ropePairLayout(D, ropeFrequencies(D, params().get("base"))), 1.0 / shown};
+  auto [theta, temperature] = extension_(positions);
+  return {ropePairLayout(D, theta), temperature * temperature / shown};
+}
 
 RopeLikeEncoding::RopeLikeEncoding(const FamilyInfo& info, ParamSet params,
                                    std::vector<double> theta, std::vector<double> gamma,

@@ -9,6 +9,8 @@
 // basis {cos theta d, sin theta d}; a test checks this.
 #pragma once
 
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "encodings/rotary_encoding.h"
@@ -40,6 +42,26 @@ class RopeLikeEncoding : public RotaryEncoding {
  private:
   std::vector<double> theta_, gamma_;
   double temperature_;
+};
+
+// D/2 undamped pairs at frequencies theta_c: the layout of RoPE and of its extensions.
+JordanLayout ropePairLayout(long long D, const std::vector<double>& theta);
+
+// PI, NTK and YaRN as the reference code trains and evaluates them (MATH 1.2.5): the model is
+// plain RoPE while its positions fit in the training length L, and the family's extension at the
+// factor the evaluation length asks for past it. The explorer shows the extension at the user's s.
+class RopeExtensionEncoding : public RopeLikeEncoding {
+ public:
+  // theta'_c and the temperature (q and k each scaled by it) over `positions` > L positions.
+  using Extension = std::function<std::pair<std::vector<double>, double>(long long positions)>;
+  // theta, gamma and temperature: the explorer's view at the user's s (RopeLikeEncoding).
+  RopeExtensionEncoding(const FamilyInfo& info, ParamSet params, std::vector<double> theta,
+                        std::vector<double> gamma, double temperature, Extension extension);
+
+  ModelLayout modelLayout(long long positions) const override;
+
+ private:
+  Extension extension_;
 };
 
 }  // namespace poslab

@@ -11,10 +11,11 @@ namespace poslab {
 // What the model learns of a rotary family (MATH 2.3), chosen in the family's own file; the
 // parameterisation itself is in rotary_trainable.cpp.
 struct RotaryLearnables {
-  int gammaGroup = -1;     // layout group whose per-block decay gamma is learned; -1: none
-  int etaGroup = -1;       // layout group whose per-block shear eta is learned; -1: none
+  int gammaGroup = -1;     // layout group whose decay gamma (heads x blocks) is learned; -1: none
+  int etaGroup = -1;       // layout group whose shear eta (heads x blocks) is learned; -1: none
   double etaMax = 0.1;     // eta = etaMax tanh(raw), e.g. 0.1 (or 1 in units of d / L)
   bool shearPerL = false;  // the shear coefficient is eta / L (shear time d / L)
+  double gammaMin = 1e-4;  // gamma = softplus(raw) + gammaMin (0 for the scaled-exact family)
 };
 
 class RotaryEncoding : public Encoding {
@@ -37,6 +38,16 @@ class RotaryEncoding : public Encoding {
   const JordanLayout& layout() const { return layout_; }
   // Block by block from the layout (rotary_feature_norm.cpp); 0 without a factorized form.
   double featureLogNormGain(const std::vector<double>& x, long long p, bool query) const override;
+
+  // What the trained model uses over a forward whose positions lie in [0, positions): the block
+  // layout and a factor on the score s (relative to scoreScale()). The family's own layout and 1,
+  // unless the family extends RoPE only past the training length (PI, NTK, YaRN: plain RoPE
+  // inside it, the extension at s = positions / L past it, as the reference code evaluates).
+  struct ModelLayout {
+    JordanLayout layout;
+    double scoreFactor = 1.0;
+  };
+  virtual ModelLayout modelLayout(long long positions) const { return {layout_, 1.0}; }
 
   const RotaryLearnables& learnables() const { return learnables_; }
   // gamma_raw, eta_raw on the groups learnables() names (rotary_trainable.cpp).

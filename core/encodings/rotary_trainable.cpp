@@ -2,9 +2,10 @@
 // Jordan layout learns the decay and which the shear (RotaryLearnables, set in the family's own
 // file); this file holds their parameterisation,
 //     gamma = softplus(gamma_raw) + gamma_min,      eta = eta_max tanh(eta_raw),
-// with one raw value per block of the group, and the shear coefficient a = eta (or eta / L for the
-// families whose shear time is d / L). Blocks with lambda = 0 (PJ-rotary's affine sector) keep
-// gamma = 0 through a mask.
+// with one raw value per head and block of the group, gamma_raw and eta_raw (H, nb) as the
+// reference code's JordanRoPE, and the shear coefficient a = eta (or eta / L for the families whose
+// shear time is d / L). Blocks with lambda = 0 (PJ-rotary's affine sector) keep gamma = 0 through
+// a mask (nb), shared by the heads.
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -15,8 +16,6 @@
 namespace poslab {
 
 namespace {
-constexpr double kGammaMin = 1e-4;  // MATH 2.3: gamma = softplus(raw) + gamma_min
-
 class RotaryForm : public TrainableForm {
  public:
   RotaryForm(const RotaryEncoding& enc, const TrainableContext& ctx)
@@ -29,6 +28,8 @@ class RotaryForm : public TrainableForm {
       isPureRotation_ =
           isPureRotation_ && !g.gamma.ne(0).any().item<bool>() && !g.shear.ne(0).any().item<bool>();
     etaMax_ = r.etaMax;
+    gammaMin_ = r.gammaMin;
+    heads_ = ctx.heads;
     shearPerEta_ = r.shearPerL ? 1.0 / enc.params().get("L") : 1.0;
     if (r.gammaGroup >= 0 && !ctx.pinned.count("gamma")) gammaGroup_ = r.gammaGroup;
     if (r.etaGroup >= 0 && !ctx.pinned.count("eta")) etaGroup_ = r.etaGroup;
@@ -41,20 +42,20 @@ class RotaryForm : public TrainableForm {
       const JordanGroup& g = layout_.groups[gammaGroup_];
       out.push_back({"gamma_mask", (g.gamma != 0).logical_or(g.omega != 0).to(at::kDouble),
                      /*learned=*/false});
-      std::vector<double> raw;  // (nb): one decay per block
+      std::vector<double> raw;  // (nb): the family's initial decay of each block
       auto gv = g.gamma.accessor<double, 1>();
-      for (long long b = 0; b < g.blocks; ++b) raw.push_back(inverseSoftplus(gv[b] - kGammaMin));
-      out.push_back({"gamma_raw", at::tensor(raw, f64).to(at::kFloat)});
+      for (long long b = 0; b < g.blocks; ++b) raw.push_back(inverseSoftplus(gv[b] - gammaMin_));
+      out.push_back({"gamma_raw", perHeadCopy(at::tensor(raw, f64))});
     }
     if (etaGroup_ >= 0) {
       const JordanGroup& g = layout_.groups[etaGroup_];
-      std::vector<double> raw;  // (nb): one shear per block
+      std::vector<double> raw;  // (nb): the family's initial shear of each block
       auto sv = g.shear.accessor<double, 1>();
       for (long long b = 0; b < g.blocks; ++b) {
         const double eta = std::clamp(sv[b] / shearPerEta_ / etaMax_, -0.99, 0.99);
         raw.push_back(std::atanh(eta));
       }
-      out.push_back({"eta_raw", at::tensor(raw, f64).to(at::kFloat)});
+      out.push_back({"eta_raw", perHeadCopy(at::tensor(raw, f64))});
     }
     return out;
   }
@@ -67,20 +68,23 @@ class RotaryForm : public TrainableForm {
     out.bias = [enc, H](const at::Tensor& qp, const at::Tensor& kp, at::ScalarType dtype) {
       return enc->bias(H, qp, kp, dtype);
     };
-    JordanLayout layout = currentLayout(raw);
+    const int64_t maxPos = pos.numel() ? pos.max().item<int64_t>() : 0;
+    RotaryEncoding::ModelLayout model = enc_.modelLayout(maxPos + 1);
+    JordanLayout layout = currentLayout(raw, model.layout);
+    // The score is linear in q: a factor on s (YaRN's temperature past L) scales q.
+    const at::Tensor qs = model.scoreFactor == 1.0 ? q : q * model.scoreFactor;
     bool factorized = allowFactorized && jordanHasFactorized(layout);
     if (factorized && !isPureRotation_) {
-      const int64_t maxPos = pos.numel() ? pos.max().item<int64_t>() : 0;
       factorized = jordanPrecision(layout, maxPos, q.scalar_type() != at::kDouble).ok;
     }
     if (factorized) {
-      FactorizedQK f = jordanFactorize(layout, q, k, pos, pos);
+      FactorizedQK f = jordanFactorize(layout, qs, k, pos, pos);
       out.fq = f.q;
       out.fk = f.k;
       return out;
     }
-    out.direct = [layout, q, k, pos](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
-      return jordanDirectScores(layout, q.narrow(2, q0, qn), k.narrow(2, k0, kn),
+    out.direct = [layout, qs, k, pos](int64_t q0, int64_t qn, int64_t k0, int64_t kn) {
+      return jordanDirectScores(layout, qs.narrow(2, q0, qn), k.narrow(2, k0, kn),
                                 pos.narrow(0, q0, qn), pos.narrow(0, k0, kn));
     };
     return out;
@@ -88,19 +92,26 @@ class RotaryForm : public TrainableForm {
 
   std::map<std::string, std::vector<double>> snapshot(const RawTensors& raw) const override {
     std::map<std::string, std::vector<double>> out;
-    JordanLayout layout = currentLayout(raw);
+    JordanLayout layout = currentLayout(raw, layout_);
+    // (H, nb) flattened head by head: entry h * nb + b is head h, block b.
     if (gammaGroup_ >= 0) out["gamma"] = tensorValues(layout.groups[gammaGroup_].gamma);
     if (etaGroup_ >= 0) out["eta"] = tensorValues(layout.groups[etaGroup_].shear / shearPerEta_);
     return out;
   }
 
  private:
-  JordanLayout currentLayout(const RawTensors& raw) const {
-    JordanLayout layout = layout_;
+  // (nb) float64 -> (H, nb) float32: every head starts from the same per-block value.
+  at::Tensor perHeadCopy(const at::Tensor& perBlock) const {
+    return perBlock.unsqueeze(0).expand({heads_, perBlock.size(0)}).to(at::kFloat).contiguous();
+  }
+
+  // The layout at the current raw values: gamma and shear (H, nb) on the learned groups.
+  JordanLayout currentLayout(const RawTensors& raw, const JordanLayout& from) const {
+    JordanLayout layout = from;
     if (gammaGroup_ >= 0) {
       JordanGroup& g = layout.groups[gammaGroup_];
       g.gamma =
-          (at::softplus(raw.at("gamma_raw").to(at::kDouble)) + kGammaMin) * raw.at("gamma_mask");
+          (at::softplus(raw.at("gamma_raw").to(at::kDouble)) + gammaMin_) * raw.at("gamma_mask");
     }
     if (etaGroup_ >= 0) {
       JordanGroup& g = layout.groups[etaGroup_];
@@ -113,7 +124,8 @@ class RotaryForm : public TrainableForm {
   JordanLayout layout_;  // the family's layout at its initial values
   bool isPureRotation_ = false;
   int gammaGroup_ = -1, etaGroup_ = -1;  // the groups learned here; -1: fixed or pinned
-  double etaMax_ = 0.1, shearPerEta_ = 1.0;
+  double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4;
+  long long heads_ = 1;  // H: gamma_raw and eta_raw are (H, nb)
 };
 }  // namespace
 

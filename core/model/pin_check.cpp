@@ -5,6 +5,7 @@
 
 #include "model/position_module.h"
 #include "util/error.h"
+#include "util/generator_lock.h"
 
 namespace poslab {
 
@@ -22,7 +23,11 @@ const std::vector<std::pair<std::string, std::string>>& pinParameters() {
 std::vector<std::string> learnedPinnables(const ModelConfig& cfg, long long trainLength) {
   ModelConfig unpinned = cfg;
   unpinned.pinned.clear();
+  // Building the module may draw from torch's generator (PJ-bias's zeta): never while a seeded
+  // run draws its weights.
+  std::unique_lock<std::mutex> lock(torchGeneratorMutex());
   PositionModuleImpl module(unpinned, trainLength);
+  lock.unlock();
   std::vector<std::string> out;
   for (const auto& [pin, parameter] : pinParameters())
     for (const auto& p : module.named_parameters(/*recurse=*/false))

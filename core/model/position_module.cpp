@@ -5,9 +5,6 @@
 namespace poslab {
 
 namespace {
-constexpr double kGammaInit = 1e-4;  // MATH 2.3: initial gamma
-constexpr double kEtaInit = 0.0;     // MATH 2.3: initial eta
-
 bool familyHas(const std::string& family, const std::string& param) {
   for (const auto& p : familyInfo(family).params)
     if (p.name == param) return true;
@@ -21,8 +18,10 @@ std::map<std::string, double> resolvedFamilyParams(const ModelConfig& cfg, long 
   if (familyHas(f, "heads")) p["heads"] = static_cast<double>(cfg.heads);
   p["head_dim"] = static_cast<double>(cfg.headDim());
   if (familyHas(f, "L") && !p.count("L")) p["L"] = static_cast<double>(trainLength);
-  if (familyHas(f, "gamma") && !p.count("gamma")) p["gamma"] = kGammaInit;
-  if (familyHas(f, "eta") && !p.count("eta")) p["eta"] = kEtaInit;
+  // MATH 2.3's initial values (gamma = 1e-4, eta = 0 for the Jordan families), as each family's
+  // parameter specs state them.
+  for (const auto& spec : familyInfo(f).params)
+    if (spec.trainedInit && !p.count(spec.name)) p[spec.name] = *spec.trainedInit;
   return p;
 }
 

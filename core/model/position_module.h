@@ -17,7 +17,8 @@
 namespace poslab {
 
 // Family parameters as the model uses them: the user's overrides, plus heads / head_dim from the
-// model, L = trainLength, and MATH 2.3's initial gamma = 1e-4, eta = 0 where the user set none.
+// model, L = trainLength, and each parameter's trainedInit (MATH 2.3: gamma = 1e-4, eta = 0) where
+// the user set none.
 std::map<std::string, double> resolvedFamilyParams(const ModelConfig& cfg, long long trainLength);
 
 class PositionModuleImpl : public torch::nn::Module {

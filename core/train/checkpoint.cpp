@@ -16,6 +16,19 @@
 
 namespace poslab {
 
+namespace {
+// A rotary family's gamma_raw or eta_raw (or their AdamW moments) as PosLab wrote them before
+// they became per head: one value per block (nb) where this build holds (H, nb).
+bool isSharedAcrossHeads(const std::string& key, const at::Tensor& saved, const at::Tensor& like) {
+  auto endsWith = [&](const std::string& tail) {
+    return key.size() >= tail.size() &&
+           key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return (endsWith("gamma_raw") || endsWith("eta_raw")) && saved.dim() == 1 && like.dim() == 2 &&
+         saved.size(0) == like.size(1);
+}
+}  // namespace
+
 void Trainer::saveCheckpoint(const std::string& path) const {
   const State& s = *s_;
   c10::Dict<std::string, at::Tensor> weights;
@@ -71,6 +84,11 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
                               const at::Tensor& like) -> at::Tensor {
     if (!d.contains(key)) throw Error("checkpoint " + path + " lacks " + key);
     at::Tensor t = d.at(key);
+    if (t.sizes() != like.sizes() && isSharedAcrossHeads(key, t, like))
+      throw Error("checkpoint " + path + " was written before gamma and eta became per head: " +
+                      key + " has shape " + c10::str(t.sizes()) + " (one value per block), this " +
+                      "PosLab needs " + c10::str(like.sizes()) + " (heads x blocks)",
+                  "train the run again; old checkpoints of the rotary families are not migrated");
     if (t.sizes() != like.sizes())
       throw Error("checkpoint " + path + " is not a PosLab checkpoint (" + key + " has shape " +
                   c10::str(t.sizes()) + ", the config needs " + c10::str(like.sizes()) + ")");

@@ -15,6 +15,7 @@
 #include "train/run_limits.h"
 #include "train/trainer_state.h"
 #include "util/error.h"
+#include "util/generator_lock.h"
 
 namespace poslab {
 
@@ -103,8 +104,7 @@ void Trainer::State::build() {
   try {
     // The initial weights come from torch's process-wide generator: seeding it and drawing
     // from it must not interleave with another run starting on another thread.
-    static std::mutex generatorMutex;
-    std::lock_guard<std::mutex> lock(generatorMutex);
+    std::lock_guard<std::mutex> lock(torchGeneratorMutex());
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
     model->to(device);

@@ -45,7 +45,7 @@ std::vector<FusedCase> fusedCases() {
       c.params = known[info->id].params;
       c.heads = known[info->id].heads;
     }
-    if (c.id == "jordan-m3") c.headDim = 12;  // blocks of order 3 take 6 reals
+    if (c.id.rfind("jordan-m3", 0) == 0) c.headDim = 12;  // blocks of order 3 take 6 reals
     if (c.params.count("head_dim")) {
       c.headDim = static_cast<long long>(c.params["head_dim"]);
       c.params.erase("head_dim");

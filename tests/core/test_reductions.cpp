@@ -55,7 +55,8 @@ TEST(Reductions, PjRotaryOrder0IsRope) {
 }
 
 // MATH 1.8.3: order 1 reduces to Jordan-RoPE: PJ-rotary shears along pos / L, so its eta = e * L is
-// Jordan-exact's eta = e (same gamma, base, head_dim; Jordan-exact has no L).
+// Jordan-exact's eta = e (same gamma, head_dim; Jordan-exact has no L). PJ-rotary's schedule
+// base^(-b/nb) over nb = D/4 blocks is Jordan-exact's base'^(-2b/D) at base' = base^2.
 TEST(Reductions, PjRotaryOrder1IsJordanExactWithEtaTimesL) {
   constexpr double e = 0.05, gamma = 0.004;
   for (double L : {64.0, 256.0}) {
@@ -65,8 +66,9 @@ TEST(Reductions, PjRotaryOrder1IsJordanExactWithEtaTimesL) {
                                          {"L", L},
                                          {"base", 1000},
                                          {"head_dim", 16}});
-    auto je = makeEncoding("jordan-exact",
-                           {{"gamma", gamma}, {"eta", e}, {"base", 1000}, {"head_dim", 16}});
+    auto je =
+        makeEncoding("jordan-exact",
+                     {{"gamma", gamma}, {"eta", e}, {"base", 1000.0 * 1000.0}, {"head_dim", 16}});
     expectSameLogits(*pj, *je, 16, 3);
   }
 }
@@ -89,31 +91,13 @@ TEST(Reductions, JordanExactEta0IsDampedRopeWithPinnedOmega) {
   expectSameLogits(*je, *dr, 16, 5);
 }
 
-TEST(Reductions, JordanExactEta0IsDampedRopeWithDuplicatedBlockFrequencies) {
+// Damped RoPE is built as the reference builds it (order-2 blocks, eta = 0, omega_b =
+// base^(-2b/D), b < D/4), so with the default schedule it is Jordan-exact at eta = 0 exactly.
+TEST(Reductions, JordanExactEta0IsDampedRopeWithTheDefaultSchedule) {
   constexpr double gamma = 0.01;
-  constexpr long long D = 16;
-  auto je = makeEncoding("jordan-exact", {{"gamma", gamma}, {"eta", 0}, {"head_dim", D}});
-  auto dr = makeEncoding("damped-rope", {{"gamma", gamma}, {"head_dim", D}});
-  const auto& theta = dynamic_cast<const RopeLikeEncoding&>(*dr).frequencies();  // D/2 pairs
-  std::vector<double> dup;
-  for (long long b = 0; b < D / 4; ++b) {
-    dup.push_back(theta[b]);
-    dup.push_back(theta[b]);
-  }
-  JordanLayout layout;
-  layout.dim = D;
-  layout.groups.push_back(makeJordanGroup(0, /*order=*/1, std::vector<double>(D / 2, gamma), dup,
-                                          std::vector<double>(D / 2, 0.0), ShearKind::Linear, 1.0));
-  at::Tensor q = randomQK(1, 2, kT, D, at::kDouble, 7);
-  at::Tensor k = randomQK(1, 2, kT, D, at::kDouble, 8);
-  at::Tensor pos = positions(0, kT);
-  at::Tensor jeS = je->directScores(q, k, pos, pos);
-  at::Tensor dupS = jordanDirectScores(layout, q, k, pos, pos);
-  at::Tensor drS = dr->directScores(q, k, pos, pos);
-  const double scale = jeS.abs().max().item<double>();
-  EXPECT_LT(maxAbsDiff(jeS, dupS), kTol * (1 + scale));
-  // Same formula, different head layout: the default-schedule scores are not the same numbers.
-  EXPECT_GT(maxAbsDiff(jeS, drS), 1e-2 * scale);
+  auto je = makeEncoding("jordan-exact", {{"gamma", gamma}, {"eta", 0}, {"head_dim", 16}});
+  auto dr = makeEncoding("damped-rope", {{"gamma", gamma}, {"head_dim", 16}});
+  expectSameLogits(*je, *dr, 16, 5);
 }
 
 TEST(Reductions, JordanExactEta0KernelViewIsDampedRope) {
@@ -131,11 +115,33 @@ TEST(Reductions, JordanExactEta0KernelViewIsDampedRope) {
   }
 }
 
-// MATH 1.5 at gamma = 0: damped RoPE is RoPE (identical layout and schedule).
-TEST(Reductions, DampedRopeGamma0IsRope) {
-  auto dr = makeEncoding("damped-rope", {{"gamma", 0}, {"head_dim", 32}, {"base", 5000}});
-  auto rope = makeEncoding("rope", {{"head_dim", 32}, {"base", 5000}});
-  expectSameLogits(*dr, *rope, 32, 9);
+// MATH 1.5 at gamma = 0: damped RoPE is RoPE on the fast half of the spectrum, each frequency
+// twice: pairs at theta_0, theta_0, theta_1, theta_1, ..., theta_(D/4-1) (theta_c = base^(-2c/D)),
+// built here by hand as an order-1 layout; and not RoPE's own schedule.
+TEST(Reductions, DampedRopeGamma0IsRopeOnTheFastHalfTwice) {
+  constexpr long long D = 32;
+  constexpr double base = 5000;
+  auto dr = makeEncoding("damped-rope", {{"gamma", 0}, {"head_dim", D}, {"base", base}});
+  auto rope = makeEncoding("rope", {{"head_dim", D}, {"base", base}});
+  std::vector<double> dup;
+  for (long long b = 0; b < D / 4; ++b) {
+    const double theta = std::pow(base, -2.0 * static_cast<double>(b) / D);
+    dup.push_back(theta);
+    dup.push_back(theta);
+  }
+  JordanLayout layout;
+  layout.dim = D;
+  layout.groups.push_back(makeJordanGroup(0, /*order=*/1, std::vector<double>(D / 2, 0.0), dup,
+                                          std::vector<double>(D / 2, 0.0), ShearKind::Linear, 1.0));
+  at::Tensor q = randomQK(1, 2, kT, D, at::kDouble, 7);
+  at::Tensor k = randomQK(1, 2, kT, D, at::kDouble, 8);
+  at::Tensor pos = positions(0, kT);
+  at::Tensor drS = dr->directScores(q, k, pos, pos);
+  at::Tensor dupS = jordanDirectScores(layout, q, k, pos, pos);
+  at::Tensor ropeS = rope->directScores(q, k, pos, pos);
+  const double scale = drS.abs().max().item<double>();
+  EXPECT_LT(maxAbsDiff(drS, dupS), kTol * (1 + scale));
+  EXPECT_GT(maxAbsDiff(drS, ropeS), 1e-2 * scale);
 }
 
 // rope_like.h: the RoPE paper's counter-clockwise rotation (q by i theta_c, k by j theta_c) gives

@@ -78,6 +78,32 @@ auto gammaEta(bool gamma, bool eta, double etaMax) {
   };
 }
 
+// Scaled-exact layouts (MATH 1.7.7): gamma = softplus(raw) with floor 0, which the family states
+// as c = gamma L; eta = eta_max tanh(raw) in units of d / L.
+auto scaledGammaEta(double L, double etaMax) {
+  return [=](PositionModuleImpl& m) {
+    fill(m, "gamma_raw", kGammaRaw);
+    fill(m, "eta_raw", kEtaRaw);
+    return std::map<std::string, double>{{"c", softplus(kGammaRaw) * L},
+                                         {"eta", etaMax * std::tanh(kEtaRaw)}};
+  };
+}
+
+// NTK-RoPE + affine: slope a_h = softplus(slope_raw) (MATH 1.2.6).
+constexpr double kSlopeRaw = 0.625;
+std::map<std::string, double> setSlope(PositionModuleImpl& m) {
+  fill(m, "slope_raw", kSlopeRaw);
+  return {{"slope", softplus(kSlopeRaw)}};
+}
+
+// PI, NTK, YaRN past the training length (MATH 1.2.5): the model's T = 35 positions (5..34 in
+// the test) against L = 12 give the factor s = (T - 1)/(L - 1) for PI and T / L otherwise; the
+// reference is the family's own formula at that s.
+constexpr double kShortL = 12, kPositionsSeen = 35;
+auto atEvaluationFactor(double s) {
+  return [=](PositionModuleImpl&) { return std::map<std::string, double>{{"scale", s}}; };
+}
+
 // PJ-bias (MATH 2.3): different raw values per head, sector and order. The reference builds each
 // head's coefficients by hand (softmax, softplus) and adds the content score q . k / sqrt(D).
 constexpr long long kPjHeads = 3, kPjOrder = 2;
@@ -164,30 +190,60 @@ const std::vector<TrainedCase>& trainedCases() {
   static const std::vector<TrainedCase> kCases = {
       {"nope", {}, 2, 16, {}, {}},
       {"rope", {}, 2, 16, {}, {}},
-      {"rope-pi", {{"scale", 4}}, 2, 16, {}, {}},
-      {"rope-ntk", {{"scale", 4}}, 2, 16, {}, {}},
-      {"rope-yarn", {{"scale", 8}, {"L", 24}}, 2, 16, {}, {}},
+      {"rope-pi",
+       {{"scale", 4}, {"L", kShortL}},
+       2,
+       16,
+       atEvaluationFactor((kPositionsSeen - 1) / (kShortL - 1)),
+       {}},
+      {"rope-ntk",
+       {{"scale", 4}, {"L", kShortL}},
+       2,
+       16,
+       atEvaluationFactor(kPositionsSeen / kShortL),
+       {}},
+      {"rope-yarn",
+       {{"scale", 8}, {"L", kShortL}},
+       2,
+       16,
+       atEvaluationFactor(kPositionsSeen / kShortL),
+       {}},
+      {"rope-ntk-affine",
+       {{"scale", 4}, {"L", kShortL}, {"heads", 2}},
+       2,
+       16,
+       [](PositionModuleImpl& m) {
+         auto learned = setSlope(m);
+         learned["scale"] = kPositionsSeen / kShortL;
+         return learned;
+       },
+       {}},
       {"xpos", {}, 2, 16, {}, {}},
       {"alibi", {{"heads", 4}}, 4, 8, {}, {}},
       {"rope-alibi", {{"heads", 4}}, 4, 8, {}, {}},
       {"damped-rope", {}, 2, 16, gammaEta(true, false, 0), {}},
-      {"direct-sum", {{"L", 24}}, 2, 16, gammaEta(true, false, 0), {}},
+      {"direct-sum", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
       {"jordan-exact", {}, 2, 16, gammaEta(true, true, 0.1), {}},
       {"jordan-stabilized", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
       {"jordan-stabilized-abs", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
-      // Scaled-exact: eta in units of d / L, eta_max = 1.
-      {"jordan-scaled", {{"c", 0.5}, {"L", 24}}, 2, 16, gammaEta(false, true, 1.0), {}},
-      {"jordan-m3", {}, 2, 12, gammaEta(true, true, 0.1), {}},
-      {"jordan-m4", {}, 2, 16, gammaEta(true, true, 0.1), {}},
+      // Scaled-exact: eta in units of d / L, eta_max = 0.1 by default (1 for the higher orders).
+      {"jordan-scaled", {{"c", 0.5}, {"L", 24}}, 2, 16, scaledGammaEta(24, 0.1), {}},
+      {"jordan-m3", {{"L", 24}}, 2, 12, gammaEta(true, true, 0.1), {}},
+      {"jordan-m4", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
+      {"jordan-m3-exact", {}, 2, 12, gammaEta(true, true, 0.1), {}},
+      {"jordan-m4-exact", {}, 2, 16, gammaEta(true, true, 0.1), {}},
+      {"jordan-m3-scaled", {{"c", 0.5}, {"L", 24}}, 2, 12, scaledGammaEta(24, 1.0), {}},
+      {"jordan-m4-scaled", {{"c", 0.5}, {"L", 24}}, 2, 16, scaledGammaEta(24, 1.0), {}},
       {"pj-bias",
        {{"heads", kPjHeads}, {"L", kPjL}, {"order", kPjOrder}, {"rho", 1}},
        kPjHeads,
        8,
        setPjRaw,
        pjReference},
-      // Order 2 and one affine block: gamma is masked to 0 there (lambda = 0); eta_max = 1 on d/L.
+      // PosLab's learned variant (the reference learns nothing here: test_family_init.cpp). Order
+      // 2 and one affine block: gamma is masked to 0 there (lambda = 0); eta_max = 1 on d/L.
       {"pj-rotary",
-       {{"order", 2}, {"L", 24}, {"affine_blocks", 1}},
+       {{"order", 2}, {"L", 24}, {"affine_blocks", 1}, {"learn_decay_shear", 1}},
        2,
        18,
        gammaEta(true, true, 1.0),

@@ -25,7 +25,8 @@ ModelConfig smallModel(const std::string& family) {
   m.vocab = 8;
   m.heads = 2;
   m.layers = 1;
-  m.dModel = family == "jordan-m3" ? 36 : 32;  // head_dim 18 (blocks of 6) or 16
+  // head_dim 18 (blocks of 6) for the order-3 families, else 16.
+  m.dModel = family.rfind("jordan-m3", 0) == 0 ? 36 : 32;
   return m;
 }
 

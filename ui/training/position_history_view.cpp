@@ -178,7 +178,7 @@ void PositionHistoryView::rebuildGraphs() {
   else if (parameter_->count() == 0)
     note_->setText(
         tr("no learned position parameters yet (they appear after the first step; "
-           "rope, alibi and direct-sum have none)"));
+           "rope, alibi and pj-rotary have none)"));
   else if (!without.isEmpty())
     note_->setText(tr("without %1: %2").arg(p, without.join(", ")));
   else
