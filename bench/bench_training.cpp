@@ -22,6 +22,7 @@
 #include <torch/cuda.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -49,7 +50,7 @@ struct BenchOptions {
   std::string device = "cpu";   // cpu, cuda or auto (RunConfig::device)
   std::string family = "rope";  // the position family
   long long evalLength = 0;     // > 0: also time one evaluation of one sequence this long
-  long long metricsEvery = 1;   // Trainer::setMetricsEvery: read loss etc. back every n steps
+  long long metricsEvery = 1;   // POSLAB_METRICS_EVERY (trainer.cpp): read the loss every n steps
 };
 
 // Waits for the GPU's queued work (timings of asynchronous CUDA steps); nothing on the CPU.
@@ -127,10 +128,10 @@ int main(int argc, char** argv) {
 
   try {
     const int threads = poslab::configureThreads();
+    setenv("POSLAB_METRICS_EVERY", std::to_string(o.metricsEvery).c_str(), 1);
     poslab::TrainConfig cfg = benchConfig(o);
     if (o.evalLength > 0) cfg.run.evalLengths = {o.evalLength};
     poslab::Trainer trainer(cfg);
-    trainer.setMetricsEvery(o.metricsEvery);
     const std::string device = trainer.deviceName();
     for (long long i = 0; i < o.warmupSteps; ++i) trainer.step();
     synchronize(device);

@@ -67,7 +67,7 @@ __device__ inline Scalar dot(const Scalar* x, const Scalar* y, int64_t n) {
 template <typename Scalar, int Tile>
 __global__ void forwardKernel(AttentionShape s, const Scalar* a, const Scalar* b, const Scalar* v,
                               const Scalar* lag, Scalar* out, Scalar* lse) {
-  extern __shared__ unsigned char sharedRaw[];
+  extern __shared__ __align__(16) unsigned char sharedRaw[];
   const int64_t F = s.features, hs = s.headSize, T = s.length;
   const int64_t fS = F + 1, hS = hs + 1;
   Scalar* sQ = reinterpret_cast<Scalar*>(sharedRaw);  // (Tile, F + 1): own rows
@@ -131,7 +131,7 @@ __global__ void queryBackwardKernel(AttentionShape s, const Scalar* a, const Sca
                                     const Scalar* v, const Scalar* lag, const Scalar* lse,
                                     const Scalar* rowDot, const Scalar* dOut, Scalar* dA,
                                     Scalar* dLag) {
-  extern __shared__ unsigned char sharedRaw[];
+  extern __shared__ __align__(16) unsigned char sharedRaw[];
   const int64_t F = s.features, hs = s.headSize, T = s.length;
   const int64_t fS = F + 1, hS = hs + 1;
   Scalar* sQ = reinterpret_cast<Scalar*>(sharedRaw);  // (Tile, F + 1)
@@ -190,7 +190,7 @@ __global__ void keyBackwardKernel(AttentionShape s, const Scalar* a, const Scala
                                   const Scalar* v, const Scalar* lag, const Scalar* lse,
                                   const Scalar* rowDot, const Scalar* dOut, Scalar* dB,
                                   Scalar* dV) {
-  extern __shared__ unsigned char sharedRaw[];
+  extern __shared__ __align__(16) unsigned char sharedRaw[];
   const int64_t F = s.features, hs = s.headSize, T = s.length;
   const int64_t fS = F + 1, hS = hs + 1;
   Scalar* sK = reinterpret_cast<Scalar*>(sharedRaw);  // (Tile, F + 1): own key rows

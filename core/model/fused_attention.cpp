@@ -1,3 +1,7 @@
+// CUDA tensors in the factorized form go to PosLab's CUDA kernel where this build has it
+// (fused_attention_cuda.h); POSLAB_ATTENTION=sdpa sends the plain dot-product families to
+// LibTorch 2.x's at::scaled_dot_product_attention; everything else runs the tiles below, on the
+// tensors' device.
 #include "model/fused_attention.h"
 
 #include <ATen/ATen.h>

@@ -16,9 +16,7 @@
 //   direct (q0, qn, k0, kn) -> (B, H, qn, kn): the backward evaluates the tile's scores again
 //     under autograd and back-propagates dS into q, k and the position parameters, one query
 //     tile row at a time.
-// The slow reference is causalAttention (transformer.h) on the family's BlockScorer. CUDA tensors
-// in the factorized form go to PosLab's CUDA kernel where this build has it
-// (fused_attention_cuda.h); everything else runs the tiles below, on the tensors' device.
+// The slow reference is causalAttention (transformer.h) on the family's BlockScorer.
 #pragma once
 
 #include <ATen/core/Tensor.h>

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -25,6 +26,21 @@ namespace {
 long long evaluationPasses(const Task& task, long long length) {
   return 1 + static_cast<long long>(task.accuracyDistances(length).size());
 }
+// POSLAB_METRICS_EVERY=n (n > 1): a step reads its metrics (loss, accuracy, gradient norm,
+// position parameters) back to the host only every n steps and at the last step; the steps in
+// between queue their work on the GPU without waiting for it. Their snapshots carry NaN loss,
+// accuracy and gradient norm and no position parameters, and the divergence check runs at the
+// read steps only. The batches and the update do not depend on n (with LibTorch 2.x the clipping
+// is the same operations either way). Unset, 1 or not a number: every step, as before. Read when
+// a trainer is built (bench/bench_training.cpp --metrics-every sets it).
+long long metricsEveryFromEnvironment() {
+  const char* env = std::getenv("POSLAB_METRICS_EVERY");
+  if (!env) return 1;
+  char* end = nullptr;
+  const long long n = std::strtoll(env, &end, 10);
+  return end != env && *end == '\0' && n > 1 ? n : 1;
+}
+
 torch::Device chooseDevice(const std::string& want) {
   if (want == "cpu") return torch::kCPU;
   if (want == "cuda") {
@@ -120,6 +136,7 @@ void Trainer::State::build() {
   checkTrainingFits(cfg, task->vocabSize());
   checkPinsApply(cfg.model, cfg.task.trainLength);
   device = chooseDevice(cfg.run.device);
+  metricsEvery = metricsEveryFromEnvironment();
   try {
     // The initial weights come from torch's process-wide generator: seeding it and drawing
     // from it must not interleave with another run starting on another thread.
@@ -174,10 +191,6 @@ Trainer::Trainer(TrainConfig config) : s_(std::make_unique<State>()) {
 
 Trainer::~Trainer() = default;
 
-void Trainer::setMetricsEvery(long long n) {
-  s_->metricsEvery = std::max<long long>(1, n);
-}
-
 long long Trainer::stepCount() const {
   return s_->step;
 }
@@ -225,7 +238,7 @@ Snapshot Trainer::step() {
                               /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
   // Metrics are read back to the host (a wait for the GPU) every metricsEvery steps and on the
-  // last; in between, the step only queues work (setMetricsEvery). On the CPU: every step.
+  // last; in between, the step only queues work (POSLAB_METRICS_EVERY). Default: every step.
   const bool readMetrics =
       s.metricsEvery <= 1 || (s.step + 1) % s.metricsEvery == 0 || s.step + 1 >= s.cfg.run.steps;
   torch::Tensor loss;

@@ -79,14 +79,6 @@ class Trainer {
   at::Tensor parameter(const std::string& name) const;
   std::vector<std::string> parameterNames() const;
 
-  // Reads a step's metrics (loss, accuracy, gradient norm, position parameters) back to the host
-  // every n steps and at the last step; 1 (the default) reads every step. With n > 1 the steps in
-  // between queue their work on the GPU without waiting for it: their snapshots carry NaN loss,
-  // accuracy and gradient norm and no position parameters, and the divergence check runs at the
-  // read steps only. The batches and the update do not depend on n (with LibTorch 2.x the
-  // gradient clipping is the same operations either way).
-  void setMetricsEvery(long long n);
-
   long long stepCount() const;
   const TrainConfig& config() const;
   std::string deviceName() const;
