@@ -46,6 +46,7 @@ struct Options {
   long long steps = 2, warmup = 1;        // fused path
   long long refSteps = 1, refWarmup = 1;  // reference path (about 30 s a step at T = 1024)
   bool skipReference = false;
+  bool sdpa = false;  // also time POSLAB_ATTENTION=sdpa (LibTorch 2.1+: plain dot-product families)
   // Child mode: one (family, path) configuration, printed as "seconds_per_step maxrss_kb".
   bool child = false;
   std::string family = "rope", path = "fused";
@@ -85,7 +86,7 @@ int runChild(const Options& o) {
   setenv("POSLAB_ATTENTION", o.path.c_str(), 1);
   poslab::configureThreads();
   poslab::Trainer trainer(trainConfig(o));
-  const bool ref = o.path == "reference";
+  const bool ref = o.path == "reference";  // "fused", "sdpa" (fused.cpp's option) or "reference"
   for (long long i = 0; i < (ref ? o.refWarmup : o.warmup); ++i) trainer.step();
   const long long steps = ref ? o.refSteps : o.steps;
   const auto t0 = std::chrono::steady_clock::now();
@@ -172,6 +173,9 @@ int main(int argc, char** argv) {
   app.add_option("--family", o.family, "internal: the child's family");
   app.add_option("--path", o.path, "internal: the child's path (fused or reference)")
       ->check(CLI::IsMember({"fused", "reference"}));
+  app.add_flag("--sdpa", o.sdpa,
+               "also time at::scaled_dot_product_attention for the plain dot-product families "
+               "(POSLAB_ATTENTION=sdpa; LibTorch 2.1+; other families run the fused path)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -201,6 +205,12 @@ int main(int argc, char** argv) {
                   ref.ok ? ref.cpu / fused.cpu : NAN, ref.ok ? ref.maxrssKb / 1024.0 : NAN,
                   fused.maxrssKb / 1024.0, 100.0 * flops / fused.seconds / (peakN * 1e9),
                   100.0 * flops / fused.cpu / (peak1 * 1e9));
+      if (o.sdpa) {
+        const ChildResult sdpa = runInChild(argv[0], o, family, "sdpa");
+        if (sdpa.ok)
+          std::printf("%-22s sdpa %9.3f s per step (%.2fx the fused path), %7.0f MB\n", "",
+                      sdpa.seconds, sdpa.seconds / fused.seconds, sdpa.maxrssKb / 1024.0);
+      }
       std::fflush(stdout);
     }
   } catch (const std::exception& e) {

@@ -5,14 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh "$@"
+source scripts/libtorch.sh  # POSLAB_LIBTORCH=pip: the build in build-pip/
 
 # With a display, the desktop application; without one (a server, CI), the headless demo below.
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/app/poslab ]; then
-  exec build/app/poslab
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$POSLAB_BUILD_DIR/app/poslab" ]; then
+  exec "$POSLAB_BUILD_DIR/app/poslab"
 fi
 echo "No display: running the headless demo (the desktop application needs DISPLAY)."
 
-cli=build/app/poslab-cli
+cli="$POSLAB_BUILD_DIR/app/poslab-cli"
 mkdir -p out/kernels
 "$cli" probe | tee out/probe.txt
 "$cli" probe --json > out/probe.json

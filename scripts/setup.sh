@@ -2,8 +2,10 @@
 # Sets up a Debian 12 machine for PosLab and builds it in build/ (Release).
 # Idempotent: installs only the Debian packages that are missing, then configures and builds.
 # Extra arguments are passed to CMake (e.g. -DPOSLAB_BUILD_GUI=OFF, -DTorch_DIR=...).
+# POSLAB_LIBTORCH=pip: LibTorch 2.x from PyPI in .venv-pip/, built in build-pip/ (libtorch.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/libtorch.sh
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
@@ -22,6 +24,9 @@ packages=(
   xvfb xauth            # a virtual display for running the GUI headless (xvfb-run)
   dpkg-dev file         # the Debian package (scripts/package.sh): dpkg-shlibdeps, cpack's ELF check
 )
+if [ "${POSLAB_LIBTORCH:-debian}" = pip ]; then
+  packages+=(python3-venv python3-pip)  # the virtual environment .venv-pip/ with PyPI's torch
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -43,6 +48,9 @@ mem_jobs=$((mem_kb / 1500000))
 ((mem_jobs < 1)) && mem_jobs=1
 ((jobs > mem_jobs)) && jobs=$mem_jobs
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > build.log 2>&1 || { cat build.log; exit 1; }
-cmake --build build -j "$jobs" 2>&1 | tail -n 3
-rm -f build.log
+poslab_prepare_libtorch
+log="$POSLAB_BUILD_DIR.log"
+cmake -S . -B "$POSLAB_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${POSLAB_CMAKE_ARGS[@]}" "$@" \
+  > "$log" 2>&1 || { cat "$log"; exit 1; }
+cmake --build "$POSLAB_BUILD_DIR" -j "$jobs" 2>&1 | tail -n 3
+rm -f "$log"

@@ -1,3 +1,7 @@
+// CUDA tensors in the factorized form go to PosLab's CUDA kernel where this build has it
+// (fused_attention_cuda.h); POSLAB_ATTENTION=sdpa sends the plain dot-product families to
+// LibTorch 2.x's at::scaled_dot_product_attention; everything else runs the tiles below, on the
+// tensors' device.
 #include "model/fused_attention.h"
 
 #include <ATen/ATen.h>
@@ -6,8 +10,13 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
+
+#include "model/fused_attention_cuda.h"
+#include "util/torch_compat.h"
 
 namespace poslab {
 
@@ -265,12 +274,54 @@ class FusedAttentionFunction : public torch::autograd::Function<FusedAttentionFu
   }
 };
 
+// POSLAB_ATTENTION=sdpa (read once): the plain dot-product families (factorized, no bias) run
+// LibTorch's at::scaled_dot_product_attention instead of PosLab's kernels, to compare the two
+// (bench/bench_fused_attention.cpp --sdpa). Ignored where LibTorch has none (1.13).
+bool sdpaRequested() {
+  static const bool on = [] {
+    const char* env = std::getenv("POSLAB_ATTENTION");
+    return compat::kHasScaledDotProductAttention && env && std::strcmp(env, "sdpa") == 0;
+  }();
+  return on;
+}
+
+// True when the family adds a bias at these positions (a one-element probe, no host read).
+bool hasBias(const TrainedScore& score, const at::Tensor& pos, at::ScalarType dtype) {
+  if (!score.bias) return false;
+  at::Tensor first = pos.narrow(0, 0, 1);
+  return score.bias(first, first, dtype).defined();
+}
+
 }  // namespace
+
+#ifndef POSLAB_HAVE_CUDA_KERNELS
+// A build without a CUDA LibTorch has no CUDA kernels (core/cuda/ is not compiled): CUDA tensors,
+// if any, take the generic path below.
+bool cudaAttentionKernelsBuilt() {
+  return false;
+}
+std::string cudaAttentionRefusal(const TrainedScore&, const at::Tensor&, const at::Tensor&) {
+  return "this build has no CUDA kernels (it was built against a LibTorch without CUDA)";
+}
+at::Tensor cudaFusedCausalAttention(const TrainedScore&, double, const at::Tensor&,
+                                    const at::Tensor&) {
+  return {};
+}
+#endif
 
 at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const at::Tensor& pos,
                                 const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                 const std::vector<at::Tensor>& params, int64_t tile) {
   if (tile < 1) throw std::invalid_argument("fused attention: the tile must be at least 1");
+  if (sdpaRequested() && score.fq.defined() && v.size(2) > 0 &&
+      !hasBias(score, pos, v.scalar_type()))
+    return compat::causalScaledDotProductAttention(score.fq, score.fk, v, scale);
+  // CUDA tensors in the factorized form: PosLab's CUDA kernel (its own tile edge); the rest of
+  // the CUDA calls run the generic path below on the GPU.
+  if (v.is_cuda() && score.fq.defined()) {
+    at::Tensor y = cudaFusedCausalAttention(score, scale, pos, v);
+    if (y.defined()) return y;
+  }
   auto plan = c10::make_intrusive<Plan>();
   plan->score = score;
   plan->scale = scale;

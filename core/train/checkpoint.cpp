@@ -13,6 +13,7 @@
 #include "train/trainer.h"
 #include "train/trainer_state.h"
 #include "util/error.h"
+#include "util/torch_compat.h"
 
 namespace poslab {
 
@@ -39,7 +40,7 @@ void Trainer::saveCheckpoint(const std::string& path) const {
   const auto params = s.orderedParams();
   auto& state = s.optimizer->state();
   for (size_t i = 0; i < params.size(); ++i) {
-    auto it = state.find(c10::guts::to_string(params[i].unsafeGetTensorImpl()));
+    auto it = state.find(compat::optimizerStateKey(params[i]));
     if (it == state.end()) continue;
     auto& st = static_cast<torch::optim::AdamWParamState&>(*it->second);
     optim.insert("exp_avg." + s.paramNames[i], st.exp_avg().cpu());
@@ -115,7 +116,7 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
     st->step(step);
     st->exp_avg(tensorLike(optim, "exp_avg." + name, params[i]).to(s.device).clone());
     st->exp_avg_sq(tensorLike(optim, "exp_avg_sq." + name, params[i]).to(s.device).clone());
-    s.optimizer->state()[c10::guts::to_string(params[i].unsafeGetTensorImpl())] = std::move(st);
+    s.optimizer->state()[compat::optimizerStateKey(params[i])] = std::move(st);
   }
   s.step = dict.at("step").toInt();
   if (s.step < 0) throw Error("checkpoint " + path + " has a negative step");

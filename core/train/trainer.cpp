@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -26,6 +27,21 @@ namespace {
 long long evaluationPasses(const Task& task, long long length) {
   return 1 + static_cast<long long>(task.accuracyDistances(length).size());
 }
+// POSLAB_METRICS_EVERY=n (n > 1): a step reads its metrics (loss, accuracy, gradient norm,
+// position parameters) back to the host only every n steps and at the last step; the steps in
+// between queue their work on the GPU without waiting for it. Their snapshots carry NaN loss,
+// accuracy and gradient norm and no position parameters, and the divergence check runs at the
+// read steps only. The batches and the update do not depend on n (with LibTorch 2.x the clipping
+// is the same operations either way). Unset, 1 or not a number: every step, as before. Read when
+// a trainer is built (bench/bench_training.cpp --metrics-every sets it).
+long long metricsEveryFromEnvironment() {
+  const char* env = std::getenv("POSLAB_METRICS_EVERY");
+  if (!env) return 1;
+  char* end = nullptr;
+  const long long n = std::strtoll(env, &end, 10);
+  return end != env && *end == '\0' && n > 1 ? n : 1;
+}
+
 torch::Device chooseDevice(const std::string& want) {
   if (want == "cpu") return torch::kCPU;
   if (want == "cuda") {
@@ -57,12 +73,32 @@ double learningRateAt(const OptimConfig& o, long long step, long long totalSteps
   return o.lr * (o.minLrRatio + (1.0 - o.minLrRatio) * cosine);
 }
 
-std::pair<torch::Tensor, double> Trainer::State::lossAndAccuracy(const torch::Tensor& logits,
-                                                                 const Batch& b) {
+// The mean cross-entropy of the scored positions (targets -1 are not scored): a 0-dim tensor on
+// the logits' device, nothing read back. logits (B, T, V), b.targets (B, T).
+static torch::Tensor trainingLoss(const torch::Tensor& logits, const Batch& b) {
   const int64_t V = logits.size(-1);
-  torch::Tensor loss = torch::nn::functional::cross_entropy(
+  return torch::nn::functional::cross_entropy(
       logits.reshape({-1, V}), b.targets.reshape({-1}),
       torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-1));
+}
+
+// clip_grad_norm_ without reading the norm back to the host (LibTorch's returns it as a double,
+// which waits for the GPU): LibTorch 2.x's operations, coefficient max / (norm + 1e-6) capped at
+// 1 on the device, so the gradients are those clip_grad_norm_ gives.
+static void clipGradNormOnDevice(const std::vector<torch::Tensor>& params, double maxNorm) {
+  std::vector<torch::Tensor> norms;
+  for (const auto& p : params)
+    if (p.grad().defined()) norms.push_back(p.grad().norm(2));
+  if (norms.empty()) return;
+  torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
+  torch::Tensor coef = (maxNorm / (total + 1e-6)).clamp_max(1.0);
+  for (const auto& p : params)
+    if (p.grad().defined()) p.grad().mul_(coef);
+}
+
+std::pair<torch::Tensor, double> Trainer::State::lossAndAccuracy(const torch::Tensor& logits,
+                                                                 const Batch& b) {
+  torch::Tensor loss = trainingLoss(logits, b);
   double acc = NAN;
   if (b.answer.defined() && b.answer.any().item<bool>()) {
     torch::Tensor pred = logits.argmax(-1);
@@ -101,6 +137,7 @@ void Trainer::State::build() {
   checkTrainingFits(cfg, task->vocabSize());
   checkPinsApply(cfg.model, cfg.task.trainLength);
   device = chooseDevice(cfg.run.device);
+  metricsEvery = metricsEveryFromEnvironment();
   try {
     // The initial weights come from torch's process-wide generator: seeding it and drawing
     // from it must not interleave with another run starting on another thread.
@@ -200,18 +237,29 @@ Snapshot Trainer::step() {
   s.model->configureAttention(/*allowFactorized=*/true,
                               /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
-  auto [loss, acc] = State::lossAndAccuracy(s.model->forward(b.tokens), b);
-  const double lossValue = loss.item<double>();
-  if (!std::isfinite(lossValue)) {
+  // Metrics are read back to the host (a wait for the GPU) every metricsEvery steps and on the
+  // last; in between, the step only queues work (POSLAB_METRICS_EVERY). Default: every step.
+  const bool readMetrics =
+      s.metricsEvery <= 1 || (s.step + 1) % s.metricsEvery == 0 || s.step + 1 >= s.cfg.run.steps;
+  torch::Tensor loss;
+  double acc = NAN, lossValue = NAN, gradNorm = NAN;
+  if (readMetrics)
+    std::tie(loss, acc) = State::lossAndAccuracy(s.model->forward(b.tokens), b);
+  else
+    loss = trainingLoss(s.model->forward(b.tokens), b);
+  if (readMetrics) lossValue = loss.item<double>();
+  if (readMetrics && !std::isfinite(lossValue)) {
     s.optimizer->zero_grad();
     throw DivergedError("training diverged at step " + std::to_string(s.step) +
                             ": the loss is not finite (" + std::to_string(lossValue) + ")",
                         "the weights are those before this step; lower the learning rate");
   }
   loss.backward();
-  const double gradNorm =
-      torch::nn::utils::clip_grad_norm_(s.model->parameters(), s.cfg.optim.gradClip);
-  if (!std::isfinite(gradNorm)) {
+  if (readMetrics)
+    gradNorm = torch::nn::utils::clip_grad_norm_(s.model->parameters(), s.cfg.optim.gradClip);
+  else
+    clipGradNormOnDevice(s.model->parameters(), s.cfg.optim.gradClip);
+  if (readMetrics && !std::isfinite(gradNorm)) {
     s.optimizer->zero_grad();
     throw DivergedError(
         "training diverged at step " + std::to_string(s.step) + ": the gradient norm is not finite",
@@ -235,7 +283,7 @@ Snapshot Trainer::step() {
   snap.lr = lr;
   snap.gradNorm = gradNorm;
   snap.tokensPerSecond = static_cast<double>(b.tokens.numel()) / std::max(seconds, 1e-9);
-  snap.position = positionParameters(0);
+  if (readMetrics) snap.position = positionParameters(0);
   return snap;
 }
 

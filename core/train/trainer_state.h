@@ -41,6 +41,7 @@ struct Trainer::State {
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<std::string> paramNames;  // in optimizer order (group 0, then 1, then 2)
   long long step = 0;
+  long long metricsEvery = 1;  // POSLAB_METRICS_EVERY (trainer.cpp): metrics read every n steps
 
   // Validates the config and builds the tasks, the model (seeded by run.seed) and the optimiser.
   void build();
@@ -50,9 +51,13 @@ struct Trainer::State {
                                                           const Batch& b);
 
   Batch toDevice(Batch b) const {
-    b.tokens = b.tokens.to(device);
-    b.targets = b.targets.to(device);
-    if (b.answer.defined()) b.answer = b.answer.to(device);
+    // To a GPU through pinned memory, queued without waiting for the GPU; on the CPU a no-op.
+    auto move = [this](const torch::Tensor& t) {
+      return device.is_cuda() ? t.pin_memory().to(device, /*non_blocking=*/true) : t.to(device);
+    };
+    b.tokens = move(b.tokens);
+    b.targets = move(b.targets);
+    if (b.answer.defined()) b.answer = move(b.answer);
     return b;
   }
 

@@ -70,6 +70,7 @@ class TestTrainingController : public QObject {
         {"config.run.eval_sequences", [](auto& f) { f.evalSequences = 3; }, 3},
         {"config.run.eval_lengths", [](auto& f) { f.evalLengths = " 12, 20,40"; }, {12, 20, 40}},
         {"config.run.seed", [](auto& f) { f.seed = 5; }, 5},
+        {"config.run.device", [](auto& f) { f.device = "cpu"; }, "cpu"},
     };
     for (const Edit& x : edits) {
       TrainingFormSettings form = formFromExperiment(e);

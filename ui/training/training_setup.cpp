@@ -118,6 +118,7 @@ TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec) {
   s.seed = spec.seeds.empty() ? spec.base.run.seed : spec.seeds.front();
   s.task = spec.base.task.id;
   s.families = spec.families;
+  s.device = spec.base.run.device;
   QStringList lengths;
   for (long long l : spec.base.run.evalLengths) lengths << QString::number(l);
   s.evalLengths = lengths.join(',');
@@ -140,6 +141,7 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
   else
     why = QObject::tr("eval lengths '%1' is not a list of positive integers (e.g. 64,256,1024)")
               .arg(form.evalLengths);
+  j["config"]["run"]["device"] = form.device;
   json& task = j["config"]["task"];
   task["id"] = form.task;
   const TaskOptionValues& options = form.taskOptions;

@@ -51,6 +51,7 @@ struct TrainingFormSettings {
   long long heads = 4;
   long long layers = 2;
   double positionLrScale = 1;
+  std::string device = "auto";   // config.run.device: auto (CUDA if available), cpu, cuda
   TaskOptionValues taskOptions;  // setSettings shows them for `task`
 };
 

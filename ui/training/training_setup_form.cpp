@@ -117,6 +117,14 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
       makeSpin(this, "evalSequences", "config.run.eval_sequences",
                static_cast<int>(defaults.evalSequences), tr("Sequences per evaluation length"));
   form->addRow(tr("eval sequences"), evalSequences_);
+  device_ = new QComboBox(this);
+  device_->setObjectName("device");
+  for (const char* d : {"auto", "cpu", "cuda"}) device_->addItem(QString::fromLatin1(d));
+  device_->setCurrentText(QString::fromStdString(defaults.device));
+  device_->setToolTip(
+      tr("auto: the GPU when LibTorch sees one, else the CPU; cuda where there is "
+         "none is refused when the runs are built"));
+  form->addRow(tr("device"), device_);
 
   auto* modelBox = new QGroupBox(tr("model"), this);
   auto* modelForm = new QFormLayout(modelBox);
@@ -168,6 +176,7 @@ TrainingFormSettings TrainingSetupForm::settings() const {
   s.heads = heads_->value();
   s.layers = layers_->value();
   s.positionLrScale = positionLrScale_->value();
+  s.device = device_->currentText().toStdString();
   s.taskOptions = taskOptions_->values();
   return s;
 }
@@ -184,6 +193,7 @@ void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
   heads_->setValue(static_cast<int>(s.heads));
   layers_->setValue(static_cast<int>(s.layers));
   positionLrScale_->setValue(s.positionLrScale);
+  device_->setCurrentText(QString::fromStdString(s.device));
   evalEvery_->setValue(static_cast<int>(s.evalEvery));
   evalSequences_->setValue(static_cast<int>(s.evalSequences));
   // The settings' options (the task box may not have changed).

@@ -63,6 +63,7 @@ class TrainingSetupForm : public QWidget {
   QSpinBox* heads_ = nullptr;
   QSpinBox* layers_ = nullptr;
   QDoubleSpinBox* positionLrScale_ = nullptr;
+  QComboBox* device_ = nullptr;
 };
 
 }  // namespace poslab::ui
