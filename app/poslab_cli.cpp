@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   poslab::cli::addRunCommand(app);
   poslab::cli::addResponseCommand(app);
   poslab::cli::addTaskKernelCommand(app);
+  poslab::cli::addLessonCommand(app);
   try {
     // CLI11 would say only "A subcommand is required" for a misspelt command.
     if (argc > 1 && argv[1][0] != '-') {

@@ -1,8 +1,10 @@
 // poslab: the desktop application. --session FILE opens a saved session, --preset NAME loads a
-// paper experiment and starts training. With --screenshot it renders one view offscreen, writes
-// a PNG and exits (0, or 2 with the reason on stderr), for scripts, CI and the docs.
+// paper experiment and starts training, --lesson NAME opens a lesson (at --lesson-step N),
+// --presentation starts in presentation mode. With --screenshot it renders one view offscreen,
+// writes a PNG and exits (0, or 2 with the reason on stderr), for scripts, CI and the docs.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QStatusBar>
@@ -20,11 +22,16 @@
 #include "error_report.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_player.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
+#include "menus/lesson_menus.h"
 #include "menus/presets_menu.h"
+#include "presentation/presentation_mode.h"
 #include "screenshot.h"
 #include "training/training_panel.h"
+#include "util/error.h"
 #include "util/threads.h"
 
 namespace {
@@ -128,8 +135,18 @@ int main(int argc, char** argv) {
       "check); also from the environment variable POSLAB_QUIT_AFTER. Exit code 0 if that view "
       "drew without error.",
       "SECONDS");
-  parser.addOptions(
-      {screenshot, view, family, set, sessionHelp, session, preset, timeout, quitAfter});
+  QCommandLineOption lesson("lesson",
+                            "Open a lesson: a name from resources/lessons (e.g. 01-rope-rotation) "
+                            "or a lesson JSON file.",
+                            "NAME");
+  QCommandLineOption lessonStep("lesson-step", "With --lesson: open it at step N (from 1).", "N",
+                                "1");
+  QCommandLineOption presentation(
+      "presentation",
+      "Start in presentation mode (View > Presentation, F11); with --screenshot at the "
+      "window's size.");
+  parser.addOptions({screenshot, view, family, set, sessionHelp, session, preset, timeout,
+                     quitAfter, lesson, lessonStep, presentation});
   parser.process(app);  // --help and --version print and exit here
 
   const auto chosenView = poslab::ui::parseWindowView(parser.value(view));
@@ -143,6 +160,22 @@ int main(int argc, char** argv) {
     sets.push_back(nv);
   }
 
+  bool stepOk = false;
+  const int stepNumber = parser.value(lessonStep).toInt(&stepOk);
+  if (!stepOk || stepNumber < 1)
+    return fail("--lesson-step '" + parser.value(lessonStep) +
+                "' is not a step number (1, 2, ...)");
+  if (parser.isSet(lessonStep) && !parser.isSet(lesson))
+    return fail("--lesson-step needs --lesson");
+  QString lessonPath;
+  if (parser.isSet(lesson)) {
+    try {
+      lessonPath = QString::fromStdString(poslab::lessonFile(parser.value(lesson).toStdString()));
+    } catch (const poslab::Error& e) {
+      return fail(QString::fromStdString(e.what()));
+    }
+  }
+
   if (parser.isSet(screenshot)) {
     poslab::ui::ScreenshotRequest req;
     req.file = parser.value(screenshot);
@@ -153,6 +186,9 @@ int main(int argc, char** argv) {
     req.sessionView = !parser.isSet(view);
     req.preset = parser.value(preset);
     if (req.preset.isEmpty() && parser.isSet(preset)) return fail("--preset needs a name");
+    req.lesson = lessonPath;
+    req.lessonStep = stepNumber - 1;
+    req.presentation = parser.isSet(presentation);
     if (parser.isSet(timeout) || !req.preset.isEmpty()) {
       bool ok = true;
       const double seconds = parser.isSet(timeout) ? parser.value(timeout).toDouble(&ok) : 86400;
@@ -186,6 +222,12 @@ int main(int argc, char** argv) {
       return fail("the family has no parameter '" + name + "'");
   if (parser.isSet(view) || (!parser.isSet(session) && !parser.isSet(preset)))
     window.showView(*chosenView);
+  if (!lessonPath.isEmpty()) {
+    QString error;
+    if (!window.lessonPlayer()->openFile(lessonPath, &error, stepNumber - 1)) return fail(error);
+    window.lessonDock()->show();
+  }
+  if (parser.isSet(presentation)) window.presentation()->enter();
   window.show();
   QString quitText = parser.value(quitAfter);
   if (quitText.isEmpty()) quitText = qEnvironmentVariable("POSLAB_QUIT_AFTER");
@@ -200,5 +242,9 @@ int main(int argc, char** argv) {
     window.trainingPanel()->play();
     showStatus(&window, presetNote, /*ms=*/15000);
   }
+  // A first start offers the lessons, unless the command line already chose what to show or
+  // the run is a timed check (--quit-after).
+  if (quitText.isEmpty() && lessonPath.isEmpty() && !parser.isSet(session) && !parser.isSet(preset))
+    poslab::ui::offerLessonsOnFirstStart(&window);
   return app.exec();
 }

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include <QDockWidget>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
@@ -16,8 +17,12 @@
 #include "explorer/norms_view.h"
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
+#include "lessons/lesson_panel.h"
+#include "lessons/lesson_player.h"
 #include "menus/edit_view_menus.h"
 #include "menus/file_menu.h"
+#include "menus/lesson_menus.h"
+#include "presentation/presentation_mode.h"
 #include "training/training_panel.h"
 
 namespace poslab::ui {
@@ -79,8 +84,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(probe_, tr("Kernel probe"));
   tabs_->addTab(diagnostics_, tr("PJ diagnostics"));
   tabs_->addTab(training_, tr("Live training"));
+  caption_ = new QLabel(right);
+  caption_->setObjectName("presentationCaption");
+  caption_->setWordWrap(true);
+  caption_->setTextFormat(Qt::RichText);
+  caption_->setVisible(false);
   rightLayout->addWidget(error_);
   rightLayout->addWidget(tabs_, 1);
+  rightLayout->addWidget(caption_);
   split->addWidget(left);
   split->addWidget(right);
   split->setStretchFactor(0, 0);
@@ -101,6 +112,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   controller_->setCurrentView(ExplorerView::Kernel);
   sessions_ = installSessionMenus(this);     // File (first) and Presets menus
   editViewMenus_ = new EditViewMenus(this);  // after File: adds File > Export to it
+
+  lessonPlayer_ = new LessonPlayer(this);
+  lessonDock_ = new QDockWidget(tr("Lessons"), this);
+  lessonDock_->setObjectName("lessonDock");  // QMainWindow::saveState names docks by object name
+  lessonPanel_ = new LessonPanel(lessonPlayer_, lessonDock_);
+  lessonDock_->setWidget(lessonPanel_);
+  addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
+  lessonDock_->hide();
+  presentation_ = new PresentationMode(this, lessonPlayer_, caption_);
+  installLessonMenus(this);  // after the File, View and Help menus it adds to
   resize(1400, 860);
 }
 
@@ -108,6 +129,10 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::showView(WindowView view) {
   tabs_->setCurrentIndex(static_cast<int>(view));
+}
+
+QWidget* MainWindow::leftColumn() const {
+  return leftSplitter_;
 }
 
 WindowView MainWindow::currentView() const {

@@ -1,5 +1,6 @@
 // The PosLab window: the parameter and formula panels on the left; on the right the explorer's
-// five views and the live-training tab, with a status label for computation errors.
+// five views and the live-training tab, with a status label for computation errors; the Lessons
+// panel in a dock on the right (hidden until asked for) and presentation mode.
 #pragma once
 
 #include <QMainWindow>
@@ -10,6 +11,7 @@
 
 #include "bridge/explorer_types.h"
 
+class QDockWidget;
 class QLabel;
 class QSplitter;
 class QTabWidget;
@@ -27,6 +29,9 @@ class ExplorerController;
 class TrainingPanel;
 class SessionController;
 class EditViewMenus;
+class LessonPlayer;
+class LessonPanel;
+class PresentationMode;
 
 // The window's tabs, in order.
 enum class WindowView { Kernel, Attention, Norms, Probe, Diagnostics, Training };
@@ -57,6 +62,16 @@ class MainWindow : public QMainWindow {
   // File > Export, Edit (undo), View (tabs), Training and Help menus; plot context menus.
   EditViewMenus* editViewMenus() const { return editViewMenus_; }
   QTabWidget* tabs() const { return tabs_; }
+  // The explorer's setup column (parameters and formula), which presentation mode folds away.
+  QWidget* leftColumn() const;
+  // The lesson being followed, the Lessons panel (in a dock, object name "lessonDock", hidden
+  // until Help > Lessons) and presentation mode (View > Presentation), with its caption under the
+  // views (object name "presentationCaption", shown in presentation mode only).
+  LessonPlayer* lessonPlayer() const { return lessonPlayer_; }
+  LessonPanel* lessonPanel() const { return lessonPanel_; }
+  QDockWidget* lessonDock() const { return lessonDock_; }
+  PresentationMode* presentation() const { return presentation_; }
+  QLabel* caption() const { return caption_; }
   // The splitters whose sizes are kept across runs (menus/file_menu.cpp), each with the name its
   // sizes are saved under.
   struct KeptSplitter {
@@ -83,6 +98,11 @@ class MainWindow : public QMainWindow {
   ExplorerController* controller_ = nullptr;
   SessionController* sessions_ = nullptr;
   EditViewMenus* editViewMenus_ = nullptr;
+  LessonPlayer* lessonPlayer_ = nullptr;
+  LessonPanel* lessonPanel_ = nullptr;
+  QDockWidget* lessonDock_ = nullptr;
+  PresentationMode* presentation_ = nullptr;
+  QLabel* caption_ = nullptr;
 };
 
 }  // namespace poslab::ui

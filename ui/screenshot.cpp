@@ -2,9 +2,11 @@
 
 #include <QApplication>
 #include <QBuffer>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QPixmap>
+#include <QSplitter>
 #include <QTimer>
 
 #include <map>
@@ -14,7 +16,10 @@
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
 #include "io/atomic_file.h"
+#include "lessons/lesson.h"
+#include "lessons/lesson_player.h"
 #include "menus/presets_menu.h"
+#include "presentation/presentation_mode.h"
 #include "session/session_io.h"
 #include "training/training_panel.h"
 #include "training/training_setup_form.h"
@@ -23,7 +28,9 @@
 namespace poslab::ui {
 
 namespace {
-constexpr int kPollMs = 50;  // how often the wait checks whether the view has settled
+constexpr int kPollMs = 50;            // how often the wait checks whether the view has settled
+constexpr int kLessonDockWidth = 380;  // logical pixels added for the Lessons dock
+constexpr int kLeftColumnWidth = 380;  // the parameter column, as the window starts
 
 // A short compare run that finishes in seconds on a CPU: enough to show every curve.
 void configureShortTraining(TrainingPanel* panel) {
@@ -98,12 +105,33 @@ QString takeScreenshot(const ScreenshotRequest& req) {
   for (const auto& [name, value] : req.sets) panel->setValue(name.toStdString(), value);
 
   window.showView(view);
+  if (!req.lesson.isEmpty()) {
+    QString error;
+    try {
+      const QString file = QString::fromStdString(poslab::lessonFile(req.lesson.toStdString()));
+      if (!window.lessonPlayer()->openFile(file, &error, req.lessonStep)) return error;
+    } catch (const Error& e) {
+      return QString::fromStdString(e.what());
+    }
+    view = window.currentView();
+    ownTrainingSetup = true;  // the lesson's, as it set it
+    if (!req.presentation) {
+      // The Lessons dock beside the views, in a window widened by its width.
+      window.resize(req.width + kLessonDockWidth, req.height);
+      window.findChild<QSplitter*>("mainSplitter")->setSizes({kLeftColumnWidth, req.width});
+      window.lessonDock()->show();
+    }
+  }
+  if (req.presentation) {
+    window.presentation()->setUseFullScreen(false);
+    window.presentation()->enter();
+  }
   window.show();
   bool finished = false;
   if (view == WindowView::Training) {
     TrainingPanel* training = window.trainingPanel();
     if (!ownTrainingSetup) configureShortTraining(training);
-    training->play();
+    if (!training->allFinished()) training->play();
     if (training->runCount() == 0) return training->statusText();  // the setup was refused
     finished = waitUntil([&] { return training->allFinished(); }, req.timeoutMs);
     training->replot();

@@ -20,7 +20,10 @@ struct ScreenshotRequest {
   std::vector<std::pair<QString, double>> sets;  // NAME=VALUE overrides, in order
   QString session;           // a .poslab file applied first (family and sets then apply on top)
   bool sessionView = false;  // with a session: show its tab instead of `view`
-  QString preset;  // a preset name or file: run its first seed to the end, shot of training
+  QString preset;      // a preset name or file: run its first seed to the end, shot of training
+  QString lesson;      // a lesson name or file, opened at lessonStep (its state applies last)
+  int lessonStep = 0;  // 0-based
+  bool presentation = false;       // presentation mode (at the window's size, not full screen)
   int width = 1400, height = 860;  // window size in pixels
   int timeoutMs = 300000;          // give up (error) after this long
 };

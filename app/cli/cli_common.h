@@ -54,5 +54,6 @@ void addCompareCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addResponseCommand(CLI::App& app);
 void addTaskKernelCommand(CLI::App& app);
+void addLessonCommand(CLI::App& app);
 
 }  // namespace poslab::cli

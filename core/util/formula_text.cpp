@@ -85,4 +85,23 @@ std::string formulaAsPlainText(const std::string& markup) {
   return convert(markup, 0);
 }
 
+std::string proseAsPlainText(const std::string& text) {
+  std::string out, run;
+  bool inFormula = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '$') {
+      run += '$';
+      ++i;
+    } else if (text[i] == '$') {
+      out += inFormula ? formulaAsPlainText(run) : run;
+      run.clear();
+      inFormula = !inFormula;
+    } else {
+      run += text[i];
+    }
+  }
+  out += inFormula ? "$" + run : run;  // an unclosed formula is prose
+  return out;
+}
+
 }  // namespace poslab

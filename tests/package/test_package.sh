@@ -22,7 +22,8 @@ for f in ./usr/bin/poslab ./usr/bin/poslab-cli \
          ./usr/share/applications/io.github.poslab.PosLab.desktop \
          ./usr/share/icons/hicolor/scalable/apps/io.github.poslab.PosLab.svg \
          ./usr/share/metainfo/io.github.poslab.PosLab.metainfo.xml \
-         ./usr/share/poslab/resources/presets/jordan-kernel-lm.json; do
+         ./usr/share/poslab/resources/presets/jordan-kernel-lm.json \
+         ./usr/share/poslab/resources/lessons/01-rope-rotation.json; do
   grep -qF -- " $f" <<<"$contents" || fail "the package lacks $f"
 done
 depends=$(dpkg-deb --field "$deb" Depends)

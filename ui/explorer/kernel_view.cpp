@@ -13,6 +13,9 @@
 #include <QVBoxLayout>
 
 #include "bridge/catalog.h"
+#include "encodings/basis_label.h"
+#include "export/plot_export.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -173,7 +176,9 @@ void KernelView::showResult(const ExplorerResult& result) {
   for (size_t n = 0; n < b.columns.size(); ++n) {
     const QString name = QString::fromStdString(b.names[n]);
     QCPGraph* g = plot_->addGraph(plot_->xAxis, basisAxis);
-    g->setName(name);
+    // The legend reads as mathematics; the CSV export keeps the stable key (export/plot_export.h).
+    g->setName(formulaToUnicode(QString::fromStdString(basisLabel(b.names[n]))));
+    g->setProperty(kCsvKeyProperty, name);
     g->setPen(QPen(seriesColor(static_cast<int>(n)), 1.2));
     g->setData(lags, QVector<double>(b.columns[n].begin(), b.columns[n].end()), true);
     graphs_.basis[name] = g;

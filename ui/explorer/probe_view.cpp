@@ -16,6 +16,11 @@
 
 namespace poslab::ui {
 
+namespace {
+constexpr int kPlotShare = 780, kTableShare = 220;  // initial split, scaled to the width
+constexpr int kTableMaxWidth = 360;                 // logical pixels
+}  // namespace
+
 ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* controls = new QHBoxLayout;
@@ -57,6 +62,9 @@ ProbeView::ProbeView(QWidget* parent) : QWidget(parent) {
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  // The plot takes most of the width; the table keeps what its four short columns need.
+  split->setSizes({kPlotShare, kTableShare});
+  table_->setMaximumWidth(kTableMaxWidth);
   layout->addWidget(split, 1);
 
   connect(target_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });

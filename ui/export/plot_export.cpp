@@ -92,7 +92,8 @@ std::vector<Series> collectSeries(QCustomPlot* plot) {
   for (int n = 0; n < plot->plottableCount(); ++n) {
     QCPAbstractPlottable* p = plot->plottable(n);
     Series s;
-    s.name = p->name().simplified();
+    const QVariant key = p->property(kCsvKeyProperty);
+    s.name = key.isValid() ? key.toString() : p->name().simplified();
     if (s.name.isEmpty()) s.name = QObject::tr("series %1").arg(n + 1);
     s.keyAxis = p->keyAxis();
     s.xLabel = axisLabel(p->keyAxis(), "x");

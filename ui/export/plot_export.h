@@ -13,6 +13,10 @@ namespace poslab::ui {
 
 enum class ImageFormat { Png, Svg, Pdf };
 
+// A plottable's column name in CSV exports when it has this property (a stable key such as a
+// basis name "d*exp*cos"); otherwise its legend name.
+inline constexpr const char* kCsvKeyProperty = "poslabCsvKey";
+
 // The format a path's extension names (case-insensitive .png/.svg/.pdf); false otherwise.
 bool imageFormatFor(const QString& path, ImageFormat* format);
 

@@ -41,13 +41,21 @@ QString resourceName(WindowView view) {
 }  // namespace
 
 QString viewHelpMarkdown(WindowView view) {
+  return helpNoteMarkdown(resourceName(view));
+}
+
+QString helpNoteMarkdown(const QString& name) {
   initViewHelpResources();
-  QFile file(QStringLiteral(":/help/%1.md").arg(resourceName(view)));
+  QFile file(QStringLiteral(":/help/%1.md").arg(name));
   if (!file.open(QIODevice::ReadOnly)) return {};
   return QString::fromUtf8(file.readAll());
 }
 
 void showViewHelp(QWidget* parent, WindowView view) {
+  showHelpNote(parent, resourceName(view));
+}
+
+void showHelpNote(QWidget* parent, const QString& name) {
   // One window, reused: asking again for another tab replaces its text.
   auto* dialog = parent->findChild<QDialog*>(QStringLiteral("viewHelp"));
   QTextBrowser* text = nullptr;
@@ -65,7 +73,7 @@ void showViewHelp(QWidget* parent, WindowView view) {
   } else {
     text = dialog->findChild<QTextBrowser*>(QStringLiteral("viewHelpText"));
   }
-  text->setMarkdown(viewHelpMarkdown(view));
+  text->setMarkdown(helpNoteMarkdown(name));
   dialog->setWindowTitle(QObject::tr("What am I looking at?"));
   dialog->show();
   dialog->raise();

@@ -17,4 +17,9 @@ QString viewHelpMarkdown(WindowView view);
 // Opens (or raises) a non-modal window with the note for `view`, parented to `parent`.
 void showViewHelp(QWidget* parent, WindowView view);
 
+// The same for a note that belongs to no tab: "lessons" (the Lessons panel and presentation
+// mode). helpNoteMarkdown is empty for a name that has no note.
+QString helpNoteMarkdown(const QString& name);
+void showHelpNote(QWidget* parent, const QString& name);
+
 }  // namespace poslab::ui

@@ -120,7 +120,7 @@ std::map<std::string, double> fullValues(const FamilyDescription& f, const Sessi
 
 }  // namespace
 
-QString validateSession(const MainWindow& w, const SessionState& s) {
+QString validateSession(const MainWindow& w, const SessionState& s, bool withTraining) {
   const FamilyDescription* family = findFamily(s.family);
   if (!family)
     return QObject::tr("field 'explorer.family': unknown family '%1' (see `poslab-cli families`)")
@@ -177,6 +177,7 @@ QString validateSession(const MainWindow& w, const SessionState& s) {
         .arg(kMaxHead);
   if (!parseWindowView(q(s.tab)))
     return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
+  if (!withTraining) return {};
   const QString training = validateTraining(w, s.training);
   if (!training.isEmpty() || s.checkpoints.empty()) return training;
   // Trained models: one per training family, in the same order.
@@ -198,8 +199,8 @@ QString validateSession(const MainWindow& w, const SessionState& s) {
   return {};
 }
 
-bool applySession(MainWindow& w, const SessionState& s, QString* error) {
-  const QString problem = validateSession(w, s);
+bool applySession(MainWindow& w, const SessionState& s, QString* error, bool withTraining) {
+  const QString problem = validateSession(w, s, withTraining);
   if (!problem.isEmpty()) {
     *error = problem;
     return false;
@@ -207,10 +208,11 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error) {
   // The only step that can still refuse; it changes nothing when it does.
   QStringList checkpoints;
   for (const SessionCheckpoint& c : s.checkpoints) checkpoints << q(c.file);
-  const bool trainingOk =
-      checkpoints.isEmpty()
-          ? w.trainingPanel()->setExperiment(s.training, error)
-          : w.trainingPanel()->setExperimentWithCheckpoints(s.training, checkpoints, error);
+  bool trainingOk = true;
+  if (withTraining)
+    trainingOk = checkpoints.isEmpty() ? w.trainingPanel()->setExperiment(s.training, error)
+                                       : w.trainingPanel()->setExperimentWithCheckpoints(
+                                             s.training, checkpoints, error);
   if (!trainingOk) {
     *error = (checkpoints.isEmpty() ? QObject::tr("training setup: %1")
                                     : QObject::tr("trained models: %1"))

@@ -62,11 +62,15 @@ bool sessionFromJson(const nlohmann::json& j, SessionState& out, QString* error)
 SessionState captureSession(const MainWindow& window);
 // Empty when `state` can be applied to `window` as a whole, else the first problem, naming the
 // field ("explorer.values.gamma = 7 is outside [0, 1] for family jordan-exact").
-QString validateSession(const MainWindow& window, const SessionState& state);
+// withTraining false: everything but the training setup and trained models.
+QString validateSession(const MainWindow& window, const SessionState& state,
+                        bool withTraining = true);
 // Validates, then applies everything (training setup first: it is the only step that can refuse,
 // and it refuses without changing anything). With checkpoints (absolute paths) the training tab
 // loads and checks each of them before anything changes, and its runs continue from them.
-// False, with *error and nothing changed, on a problem.
-bool applySession(MainWindow& window, const SessionState& state, QString* error);
+// False, with *error and nothing changed, on a problem. With withTraining false the training tab
+// is left exactly as it is (its setup and runs; a lesson step without a training setup).
+bool applySession(MainWindow& window, const SessionState& state, QString* error,
+                  bool withTraining = true);
 
 }  // namespace poslab::ui

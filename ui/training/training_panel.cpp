@@ -42,6 +42,7 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   form_ = new TrainingSetupForm(scroll);
   form_->setSetupTask(controller_->setup().base.task);
   scroll->setWidget(form_);
+  setupArea_ = scroll;
 
   auto* buttons = new QHBoxLayout;
   playButton_ = new QPushButton(tr("Play"), left);

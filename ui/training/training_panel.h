@@ -69,6 +69,8 @@ class TrainingPanel : public QWidget {
   LagResponseView* lagResponseView() const { return lagResponseView_; }
   TrainingCurvesView* curvesView() const { return curvesView_; }
   TrainingSetupForm* setupForm() const { return form_; }
+  // The scroll area around the setup form (presentation mode folds it away; the buttons stay).
+  QWidget* setupArea() const { return setupArea_; }
   TaskOptionsForm* taskOptions() const;
   TrainingController* controller() const { return controller_.get(); }
   // The experiment the controls describe: the last loaded setup (preset or session: model size,
@@ -156,6 +158,7 @@ class TrainingPanel : public QWidget {
   // A member, not a child: it is destroyed (joining its runs, silently) before the views are.
   std::unique_ptr<TrainingController> controller_;
   TrainingSetupForm* form_ = nullptr;
+  QWidget* setupArea_ = nullptr;
   QLabel* runState_ = nullptr;
   QLabel* stepLabel_ = nullptr;
   QLabel* status_ = nullptr;

@@ -1,0 +1,98 @@
+#include "lessons/lesson_step_state.h"
+
+#include <QTabWidget>
+
+#include <algorithm>
+
+#include "lessons/lesson.h"
+#include "main_window.h"
+#include "session/session_state.h"
+#include "training/training_panel.h"
+
+namespace poslab::ui {
+
+using nlohmann::json;
+
+namespace {
+
+// The merged state over the window's own, read as a session. False with *problem.
+bool mergedSession(const MainWindow& w, const poslab::Lesson& lesson, size_t index,
+                   SessionState* out, QString* problem) {
+  const json state = lessonStateUpTo(lesson, index);
+  if (state.contains("trained_models")) {
+    *problem = QObject::tr(
+        "field 'trained_models': a lesson cannot hold trained models (give 'training' and "
+        "\"train\": true instead)");
+    return false;
+  }
+  json merged = sessionToJson(captureSession(w));
+  for (const auto& [key, value] : state.items()) {
+    if (key == "views" && value.is_object())
+      for (const auto& [view, settings] : value.items()) merged["views"][view] = settings;
+    else
+      merged[key] = value;
+  }
+  if (!sessionFromJson(merged, *out, problem)) return false;
+  const poslab::LessonStep& step = lesson.steps[index];
+  if (!step.trainingView.empty() && !(step.state.is_object() && step.state.contains("tab")))
+    out->tab = "training";
+  return true;
+}
+
+}  // namespace
+
+json lessonStateUpTo(const poslab::Lesson& lesson, size_t index) {
+  json merged = json::object();
+  for (size_t k = 0; k <= index && k < lesson.steps.size(); ++k) {
+    const json& state = lesson.steps[k].state;
+    if (!state.is_object()) continue;
+    for (const auto& [key, value] : state.items()) {
+      if (key == "views" && value.is_object() && merged.contains("views") &&
+          merged["views"].is_object())
+        for (const auto& [view, settings] : value.items()) merged["views"][view] = settings;
+      else
+        merged[key] = value;
+    }
+  }
+  return merged;
+}
+
+int lessonTrainingStep(const poslab::Lesson& lesson, size_t index) {
+  for (size_t k = std::min(index + 1, lesson.steps.size()); k-- > 0;)
+    if (lesson.steps[k].state.is_object() && lesson.steps[k].state.contains("training"))
+      return static_cast<int>(k);
+  return -1;
+}
+
+QString checkLessonStep(const MainWindow& w, const poslab::Lesson& lesson, size_t index,
+                        const QString& stepSource) {
+  SessionState state;
+  QString problem;
+  if (mergedSession(w, lesson, index, &state, &problem)) {
+    const bool ownTraining =
+        lesson.steps[index].state.is_object() && lesson.steps[index].state.contains("training");
+    problem = validateSession(w, state, ownTraining);
+  }
+  return problem.isEmpty() ? QString() : QObject::tr("%1, state: %2").arg(stepSource, problem);
+}
+
+bool applyLessonStep(MainWindow& w, const poslab::Lesson& lesson, size_t index, bool withTraining,
+                     const QString& stepSource, QString* error) {
+  SessionState state;
+  QString problem;
+  if (!mergedSession(w, lesson, index, &state, &problem) ||
+      !applySession(w, state, &problem, withTraining)) {
+    *error = QObject::tr("%1, state: %2").arg(stepSource, problem);
+    return false;
+  }
+  const poslab::LessonStep& step = lesson.steps[index];
+  if (!step.trainingView.empty()) {
+    const auto& views = lessonTrainingViews();
+    const auto at = std::find(views.begin(), views.end(), step.trainingView) - views.begin();
+    w.trainingPanel()->viewTabs()->setCurrentIndex(static_cast<int>(at));
+  }
+  if (step.train) w.trainingPanel()->play();
+  return true;
+}
+
+}  // namespace poslab::ui

@@ -1,0 +1,39 @@
+// What the window shows at a lesson step (core's lessons/lesson.h). A step's state is a session
+// object (docs/SESSIONS.md) in which every field is optional; it adds to the steps before it: the
+// state at step k is the states of steps 1..k merged in order (each top-level field, tab,
+// explorer or training, replaces the earlier one; each view under "views" replaces that view's
+// settings), over what the window shows. So step k looks the same whether it is reached by Next,
+// Back or opened directly. The merged state goes through the session's own reader and checks
+// (sessionFromJson, validateSession, applySession): all or nothing, the problem named by step and
+// field.
+#pragma once
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+namespace poslab {
+struct Lesson;
+}
+
+namespace poslab::ui {
+
+class MainWindow;
+
+// The states of steps 0..index merged (an object; empty when no step up to index has one).
+nlohmann::json lessonStateUpTo(const poslab::Lesson& lesson, size_t index);
+// The last step at or before `index` whose state has a training setup; -1 when none has.
+int lessonTrainingStep(const poslab::Lesson& lesson, size_t index);
+
+// Empty when step `index` can be shown in `window`, else the problem:
+// "STEPSOURCE, state: field 'explorer.values.gamma' = 7 is outside [0, 1] ...".
+QString checkLessonStep(const MainWindow& window, const poslab::Lesson& lesson, size_t index,
+                        const QString& stepSource);
+
+// Shows step `index`: its merged state (the training setup only when withTraining: setting it
+// drops the tab's runs), then the training view it names, then Play when it trains. False, with
+// *error as checkLessonStep says and the window unchanged, when the state is refused.
+bool applyLessonStep(MainWindow& window, const poslab::Lesson& lesson, size_t index,
+                     bool withTraining, const QString& stepSource, QString* error);
+
+}  // namespace poslab::ui
