@@ -33,7 +33,8 @@ void prepareDir(const std::string& dir, const std::string& option) {
                               std::string(option == "--out" ? "result" : "checkpoint") + " in");
   fs::create_directories(dir, ec);
   if (ec) throw InvalidArgument(option + " " + dir + ": cannot create it: " + ec.message());
-  if (::access(dir.c_str(), W_OK) != 0) throw InvalidArgument(option + " " + dir + " is not writable");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InvalidArgument(option + " " + dir + " is not writable");
 }
 
 // Where the sweep's results go and how it is launched (one process, or torchrun / srun).
@@ -56,6 +57,10 @@ void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup
     // The display needs the count runExperiment will use (no more jobs than runs).
     size_t runs = setup.outDir.empty() ? experimentRunCount(spec)
                                        : dist::unfinishedRunCount(spec, setup.outDir);
+    const size_t planned = experimentRunCount(spec);
+    if (runs < planned && (!group || group->rank() == 0))
+      std::cerr << planned - runs << " of " << planned << " runs already in " << setup.outDir
+                << "/runs: skipped\n";
     if (group) runs = (runs + group->worldSize() - 1) / group->worldSize();
     jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, runs)));
     ExperimentProgressView view(spec.base.run.steps, jobs);

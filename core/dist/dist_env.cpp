@@ -50,10 +50,8 @@ DistEnv fromTorchrun(const EnvLookup& env) {
   d.launcher = "torchrun";
   const char* rank = env("RANK");
   const char* world = env("WORLD_SIZE");
-  if (rank == nullptr || *rank == '\0')
-    required(env, "RANK", "WORLD_SIZE is");
-  if (world == nullptr || *world == '\0')
-    required(env, "WORLD_SIZE", "RANK is");
+  if (rank == nullptr || *rank == '\0') required(env, "RANK", "WORLD_SIZE is");
+  if (world == nullptr || *world == '\0') required(env, "WORLD_SIZE", "RANK is");
   d.worldSize = static_cast<int>(parseInteger("WORLD_SIZE", world, 1, kMaxWorld));
   d.rank = static_cast<int>(parseInteger("RANK", rank, 0, kMaxWorld));
   if (d.rank >= d.worldSize)
@@ -80,8 +78,8 @@ DistEnv fromSlurm(const EnvLookup& env) {
   DistEnv d;
   d.launcher = "slurm";
   d.rank = static_cast<int>(parseInteger("SLURM_PROCID", env("SLURM_PROCID"), 0, kMaxWorld));
-  d.worldSize = static_cast<int>(parseInteger(
-      "SLURM_NTASKS", required(env, "SLURM_NTASKS", "SLURM_PROCID is"), 1, kMaxWorld));
+  d.worldSize = static_cast<int>(
+      parseInteger("SLURM_NTASKS", required(env, "SLURM_NTASKS", "SLURM_PROCID is"), 1, kMaxWorld));
   if (d.rank >= d.worldSize)
     throw InvalidArgument("environment variable SLURM_PROCID=" + std::to_string(d.rank) +
                           " is not below SLURM_NTASKS=" + std::to_string(d.worldSize));
@@ -101,9 +99,10 @@ DistEnv fromSlurm(const EnvLookup& env) {
     const char* name = "SLURM_JOB_NODELIST";
     if (list == nullptr || *list == '\0') list = env("SLURM_NODELIST"), name = "SLURM_NODELIST";
     if (list == nullptr || *list == '\0')
-      throw InvalidArgument("environment variable SLURM_JOB_NODELIST is not set (SLURM_NTASKS is "
-                            "above 1 and MASTER_ADDR is not set)",
-                            "set MASTER_ADDR to the first node's host name");
+      throw InvalidArgument(
+          "environment variable SLURM_JOB_NODELIST is not set (SLURM_NTASKS is "
+          "above 1 and MASTER_ADDR is not set)",
+          "set MASTER_ADDR to the first node's host name");
     try {
       d.masterAddr = expandNodeList(list).front();
     } catch (const InvalidArgument& e) {
@@ -113,9 +112,9 @@ DistEnv fromSlurm(const EnvLookup& env) {
   if (const char* v = env("MASTER_PORT"); v && *v) {
     d.masterPort = static_cast<uint16_t>(parseInteger("MASTER_PORT", v, 1, 65535));
   } else {
-    const long long job = parseInteger(
-        "SLURM_JOB_ID", required(env, "SLURM_JOB_ID", "MASTER_PORT is not set"), 0,
-        std::numeric_limits<long long>::max());
+    const long long job =
+        parseInteger("SLURM_JOB_ID", required(env, "SLURM_JOB_ID", "MASTER_PORT is not set"), 0,
+                     std::numeric_limits<long long>::max());
     d.masterPort = static_cast<uint16_t>(20000 + job % 20000);
   }
   return d;

@@ -21,11 +21,11 @@
 namespace poslab::dist {
 
 struct DistEnv {
-  int rank = 0;            // this process, 0 .. worldSize-1 (rank 0 hosts the store, reports)
-  int worldSize = 1;       // processes in the job, e.g. 2
-  int localRank = 0;       // this process on its machine, e.g. 1 (picks a CUDA device)
-  int localWorldSize = 1;  // processes on this machine, e.g. 2 (shares the cores between them)
-  std::string masterAddr;  // rank 0's host, e.g. "127.0.0.1" or "node01"
+  int rank = 0;             // this process, 0 .. worldSize-1 (rank 0 hosts the store, reports)
+  int worldSize = 1;        // processes in the job, e.g. 2
+  int localRank = 0;        // this process on its machine, e.g. 1 (picks a CUDA device)
+  int localWorldSize = 1;   // processes on this machine, e.g. 2 (shares the cores between them)
+  std::string masterAddr;   // rank 0's host, e.g. "127.0.0.1" or "node01"
   uint16_t masterPort = 0;  // rank 0's store port, e.g. 29500
   std::string launcher;     // "torchrun" or "slurm", for messages
   // torchrun's agent hosts a TCPStore on MASTER_PORT itself (TORCHELASTIC_USE_AGENT_STORE=True):

@@ -81,9 +81,9 @@ struct DistGroup::State {
   std::mutex mutex;  // guards the fields below
   std::condition_variable wake;
   bool stopping = false;
-  std::string failure;                 // the first fault seen; empty while all is well
-  std::vector<bool> left;              // ranks that have left cleanly
-  Clock::time_point lastRound;         // the heartbeat thread's last answered round
+  std::string failure;          // the first fault seen; empty while all is well
+  std::vector<bool> left;       // ranks that have left cleanly
+  Clock::time_point lastRound;  // the heartbeat thread's last answered round
   std::atomic<bool> leftSelf{false};
 
   std::string where() const { return env.masterAddr + ":" + std::to_string(env.masterPort); }
@@ -100,8 +100,7 @@ struct DistGroup::State {
   std::string currentFailure() {
     std::lock_guard<std::mutex> lock(mutex);
     if (failure.empty() && !stopping && Clock::now() - lastRound > timeout + interval * 2)
-      failure = storeName() + " has not answered for " +
-                std::to_string(timeout.count()) + " s";
+      failure = storeName() + " has not answered for " + std::to_string(timeout.count()) + " s";
     return failure;
   }
 
@@ -124,7 +123,8 @@ struct DistGroup::State {
             continue;
           }
           if (beatStore->check({key("failed", p)})) {
-            fault = "rank " + std::to_string(p) + " failed: " + text(beatStore->get(key("failed", p)));
+            fault =
+                "rank " + std::to_string(p) + " failed: " + text(beatStore->get(key("failed", p)));
             break;
           }
           const int64_t count = beatStore->add(key("heartbeat", p), 0);
@@ -361,8 +361,7 @@ void DistGroup::leave() {
     return;
   }
   s_->store->set(key("left", 0), bytes("1"));
-  for (int r = 1; r < worldSize(); ++r)
-    s_->waitFor(key("left", r), Clock::time_point::max(), {});
+  for (int r = 1; r < worldSize(); ++r) s_->waitFor(key("left", r), Clock::time_point::max(), {});
   s_->stopHeartbeat();
 }
 

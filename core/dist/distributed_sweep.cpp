@@ -46,7 +46,8 @@ void writeRunFile(const std::string& outDir, size_t index, const PlannedRun& run
                   const RunResult& r) {
   if (outDir.empty()) return;
   std::filesystem::create_directories(outDir + "/runs");
-  const nlohmann::json doc{{"index", index}, {"config", run.config}, {"result", runResultToJson(r)}};
+  const nlohmann::json doc{
+      {"index", index}, {"config", run.config}, {"result", runResultToJson(r)}};
   writeFileAtomically(runFilePath(outDir, index, run),
                       [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
 }
@@ -60,8 +61,8 @@ std::string runKey(size_t index) {
 std::string runFilePath(const std::string& outDir, size_t index, const PlannedRun& run) {
   char number[32];
   std::snprintf(number, sizeof number, "%03zu", index + 1);
-  const std::string label =
-      run.family + (run.variant.empty() ? "" : "-" + run.variant) + "-seed" + std::to_string(run.seed);
+  const std::string label = run.family + (run.variant.empty() ? "" : "-" + run.variant) + "-seed" +
+                            std::to_string(run.seed);
   return outDir + "/runs/" + number + "-" + sanitized(label) + ".json";
 }
 
@@ -98,7 +99,8 @@ std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProg
     if (rank == 0)
       group->publish("sweep/remaining", nlohmann::json(remaining).dump());
     else
-      remaining = nlohmann::json::parse(group->await("sweep/remaining", 0)).get<std::vector<size_t>>();
+      remaining =
+          nlohmann::json::parse(group->await("sweep/remaining", 0)).get<std::vector<size_t>>();
   }
   std::vector<int> owner(total, -1);
   for (size_t k = 0; k < remaining.size(); ++k) owner[remaining[k]] = static_cast<int>(k % world);
@@ -122,10 +124,10 @@ std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProg
     if (finished[i]) {
       results[i] = *finished[i];
     } else if (owner[i] != 0) {
-      const std::string source = "rank " + std::to_string(owner[i]) + "'s result of run " +
-                                 std::to_string(i + 1);
-      results[i] = runResultFromJson(nlohmann::json::parse(group->await(runKey(i), owner[i])),
-                                     source);
+      const std::string source =
+          "rank " + std::to_string(owner[i]) + "'s result of run " + std::to_string(i + 1);
+      results[i] =
+          runResultFromJson(nlohmann::json::parse(group->await(runKey(i), owner[i])), source);
       writeRunFile(options.outDir, i, plan[i], results[i]);
       if (runDone) runDone(i, total, results[i]);
     }

@@ -35,11 +35,12 @@ nlohmann::json runResultToJson(const RunResult& r) {
   }
   nlohmann::json loo = nlohmann::json::array();
   for (const auto& l : r.pjLoo)
-    loo.push_back({{"sector", l.sector}, {"order", l.order}, {"loss_increase", number(l.lossIncrease)}});
-  return {{"family", r.family},       {"seed", r.seed},
-          {"variant", r.variant},     {"eval", eval},
-          {"position", position},     {"pj_loo", loo},
-          {"seconds", r.seconds},     {"tokens_per_second", r.tokensPerSecond},
+    loo.push_back(
+        {{"sector", l.sector}, {"order", l.order}, {"loss_increase", number(l.lossIncrease)}});
+  return {{"family", r.family},   {"seed", r.seed},
+          {"variant", r.variant}, {"eval", eval},
+          {"position", position}, {"pj_loo", loo},
+          {"seconds", r.seconds}, {"tokens_per_second", r.tokensPerSecond},
           {"error", r.error}};
 }
 

@@ -200,15 +200,21 @@ Snapshot Trainer::step() {
   s.model->configureAttention(/*allowFactorized=*/true,
                               /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
-  auto [loss, acc] = State::lossAndAccuracy(s.model->forward(b.tokens), b);
-  const double lossValue = loss.item<double>();
-  if (!std::isfinite(lossValue)) {
-    s.optimizer->zero_grad();
-    throw DivergedError("training diverged at step " + std::to_string(s.step) +
-                            ": the loss is not finite (" + std::to_string(lossValue) + ")",
-                        "the weights are those before this step; lower the learning rate");
+  double lossValue = NAN, acc = NAN;
+  if (s.group) {
+    std::tie(lossValue, acc) = s.shardedLossAndGradients(b);
+  } else {
+    auto [loss, accuracy] = State::lossAndAccuracy(s.model->forward(b.tokens), b);
+    lossValue = loss.item<double>();
+    acc = accuracy;
+    if (!std::isfinite(lossValue)) {
+      s.optimizer->zero_grad();
+      throw DivergedError("training diverged at step " + std::to_string(s.step) +
+                              ": the loss is not finite (" + std::to_string(lossValue) + ")",
+                          "the weights are those before this step; lower the learning rate");
+    }
+    loss.backward();
   }
-  loss.backward();
   const double gradNorm =
       torch::nn::utils::clip_grad_norm_(s.model->parameters(), s.cfg.optim.gradClip);
   if (!std::isfinite(gradNorm)) {

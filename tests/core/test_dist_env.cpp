@@ -60,32 +60,55 @@ TEST(DistEnv, TorchrunVariables) {
   EXPECT_EQ(d->launcher, "torchrun");
 }
 
+// torchrun's agent hosts the store itself; keys are kept apart per run and restart.
+TEST(DistEnv, TorchrunAgentStore) {
+  FakeEnv e{{{"RANK", "1"},
+             {"WORLD_SIZE", "2"},
+             {"MASTER_ADDR", "127.0.0.1"},
+             {"MASTER_PORT", "29500"},
+             {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+             {"TORCHELASTIC_RUN_ID", "job7"},
+             {"TORCHELASTIC_RESTART_COUNT", "2"}}};
+  auto d = readDistEnv(e.lookup());
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(d->launcherHostsStore);
+  EXPECT_EQ(d->storePrefix, "poslab/job7/2/");
+  e.vars.erase("TORCHELASTIC_USE_AGENT_STORE");
+  d = readDistEnv(e.lookup());
+  EXPECT_FALSE(d->launcherHostsStore);
+  EXPECT_EQ(d->storePrefix, "poslab/");
+}
+
 TEST(DistEnv, PartialOrMalformedNamesTheVariable) {
   EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}}}).find("WORLD_SIZE is not set"), std::string::npos);
   EXPECT_NE(errorOf(FakeEnv{{{"WORLD_SIZE", "2"}}}).find("RANK is not set"), std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"},
-                             {"MASTER_PORT", "1"}}})
-                .find("RANK='x' is not a whole number"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          FakeEnv{{{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}}})
+          .find("RANK='x' is not a whole number"),
+      std::string::npos);
   EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}}})
                 .find("MASTER_ADDR is not set"),
             std::string::npos);
   EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}})
                 .find("MASTER_PORT is not set"),
             std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"},
-                             {"MASTER_PORT", "1"}}})
-                .find("RANK=2 is not below WORLD_SIZE=2"),
-            std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"},
-                             {"MASTER_PORT", "70000"}}})
-                .find("MASTER_PORT=70000 is outside"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          FakeEnv{{{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}}})
+          .find("RANK=2 is not below WORLD_SIZE=2"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          FakeEnv{
+              {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}}})
+          .find("MASTER_PORT=70000 is outside"),
+      std::string::npos);
   EXPECT_NE(errorOf(FakeEnv{{{"RANK", "-1"}, {"WORLD_SIZE", "2"}}}).find("RANK='-1'"),
             std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "99999999999999999999"}}})
-                .find("WORLD_SIZE"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "99999999999999999999"}}}).find("WORLD_SIZE"),
+      std::string::npos);
 }
 
 TEST(DistEnv, SlurmTakesTheFirstNodeAndAJobPort) {
@@ -129,14 +152,16 @@ TEST(DistEnv, SlurmWithoutNodesOrPortNamesTheVariable) {
   EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}}})
                 .find("SLURM_JOB_NODELIST is not set"),
             std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"},
-                             {"SLURM_JOB_NODELIST", "a"}}})
-                .find("SLURM_JOB_ID is not set"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "a"}}})
+          .find("SLURM_JOB_ID is not set"),
+      std::string::npos);
   EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"}}}).find("SLURM_NTASKS is not set"),
             std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"},
-                             {"SLURM_JOB_NODELIST", "r[1-2]-n[1-2]"}, {"SLURM_JOB_ID", "1"}}})
+  EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"},
+                             {"SLURM_NTASKS", "2"},
+                             {"SLURM_JOB_NODELIST", "r[1-2]-n[1-2]"},
+                             {"SLURM_JOB_ID", "1"}}})
                 .find("SLURM_JOB_NODELIST"),
             std::string::npos);
 }
