@@ -11,6 +11,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   clang-format          # the style check (tests: style.clang_format)
   libtorch-dev          # LibTorch 1.13 (CPU): model, training, tensors
+  libgloo-dev           # Gloo headers for c10d's ProcessGroupGloo (data-parallel training)
   libopenblas0-pthread  # without it Debian's torch runs on the reference BLAS, ~3x slower
   nlohmann-json3-dev    # JSON for configs, sessions, --json output
   libcli11-dev          # poslab-cli's argument parsing

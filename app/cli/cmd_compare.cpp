@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/distributed.h"
 #include "cli/experiment_progress.h"
 #include "cli/experiment_report.h"
 #include "cli/train_options.h"
+#include "dist/distributed_sweep.h"
 #include "io/json_fields.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
@@ -19,44 +21,66 @@
 namespace poslab::cli {
 
 namespace {
-// Creates --checkpoints before any training, so that a bad path fails in a second, not after
-// the whole experiment.
-void prepareCheckpointDir(const std::string& dir) {
+// Creates --checkpoints (or --out) before any training, so that a bad path fails in a second,
+// not after the whole experiment.
+void prepareDir(const std::string& dir, const std::string& option) {
   if (dir.empty()) return;
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw InvalidArgument("--checkpoints " + dir + " exists and is not a directory",
-                          "give a directory to save each run's checkpoint in");
+    throw InvalidArgument(option + " " + dir + " exists and is not a directory",
+                          "give a directory to save each run's " +
+                              std::string(option == "--out" ? "result" : "checkpoint") + " in");
   fs::create_directories(dir, ec);
-  if (ec) throw InvalidArgument("--checkpoints " + dir + ": cannot create it: " + ec.message());
+  if (ec) throw InvalidArgument(option + " " + dir + ": cannot create it: " + ec.message());
   if (::access(dir.c_str(), W_OK) != 0)
-    throw InvalidArgument("--checkpoints " + dir + " is not writable");
+    throw InvalidArgument(option + " " + dir + " is not writable");
 }
 
-void runAndReport(const ExperimentSpec& spec, bool json, const std::string& checkpointDir,
-                  int jobs) {
+// Where the sweep's results go and how it is launched (one process, or torchrun / srun).
+struct SweepSetup {
+  std::string checkpointDir;  // --checkpoints
+  std::string outDir;         // --out: each finished run's result; a rerun skips them
+  int jobs = 0;               // --jobs
+  DistOptions dist;
+};
+
+void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup) {
+  int jobs = setup.jobs;
   if (jobs < 0) throw InvalidArgument("--jobs must be 0 (one per core) or more");
-  prepareCheckpointDir(checkpointDir);
-  if (jobs == 0) jobs = defaultExperimentJobs(spec.base);
-  // The display needs the count runExperiment will use (no more jobs than runs).
-  const size_t runs = std::max<size_t>(1, experimentRunCount(spec));
-  jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), runs));
-  ExperimentProgressView view(spec.base.run.steps, jobs);
+  prepareDir(setup.checkpointDir, "--checkpoints");
+  prepareDir(setup.outDir, "--out");
+  const std::unique_ptr<dist::DistGroup> group = joinLaunch(setup.dist);
   std::vector<RunResult> results;
-  try {
-    results = runExperiment(
-        spec,
-        [&](size_t index, size_t total, const RunResult& r, const Snapshot& snap) {
-          view.update(index, total, r, snap);
-        },
-        checkpointDir, jobs,
-        [&](size_t index, size_t total, const RunResult& r) { view.runDone(index, total, r); });
-  } catch (...) {
-    view.finish();  // clear the live line before the error is printed
-    throw;
-  }
-  view.finish();
+  runReportingFailure(group.get(), [&] {
+    if (jobs == 0) jobs = defaultExperimentJobs(spec.base);
+    // The display needs the count runExperiment will use (no more jobs than runs).
+    size_t runs = setup.outDir.empty() ? experimentRunCount(spec)
+                                       : dist::unfinishedRunCount(spec, setup.outDir);
+    const size_t planned = experimentRunCount(spec);
+    if (runs < planned && (!group || group->rank() == 0))
+      std::cerr << planned - runs << " of " << planned << " runs already in " << setup.outDir
+                << "/runs: skipped\n";
+    if (group) runs = (runs + group->worldSize() - 1) / group->worldSize();
+    jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, runs)));
+    ExperimentProgressView view(spec.base.run.steps, jobs);
+    try {
+      results = dist::runSweep(
+          spec,
+          [&](size_t index, size_t total, const RunResult& r, const Snapshot& snap) {
+            view.update(index, total, r, snap);
+          },
+          setup.checkpointDir, jobs,
+          [&](size_t index, size_t total, const RunResult& r) { view.runDone(index, total, r); },
+          {setup.outDir, group.get()});
+    } catch (...) {
+      view.finish();  // clear the live line before the error is printed
+      throw;
+    }
+    view.finish();
+    if (group) group->leave();
+  });
+  if (group && group->rank() != 0) return;  // rank 0 reports the whole sweep
   if (json) {
     nlohmann::json doc = resultsJson(spec.base.task.id, results);
     if (!spec.name.empty()) doc["preset"] = spec.name;
@@ -67,6 +91,15 @@ void runAndReport(const ExperimentSpec& spec, bool json, const std::string& chec
   std::cout << "\n";
   printResultsTable(results, makeTask(spec.base.task)->hasAccuracy());
 }
+void addSweepOptions(CLI::App* cmd, SweepSetup& s) {
+  cmd->add_option("--checkpoints", s.checkpointDir, "directory to save each run's checkpoint in");
+  cmd->add_option("--out", s.outDir,
+                  "directory to save each run's result in as it ends; a rerun skips those runs");
+  cmd->add_option("--jobs", s.jobs,
+                  "runs trained at once, each on its share of the cores (0: one per core)")
+      ->capture_default_str();
+  addDistOptions(cmd, s.dist);
+}
 }  // namespace
 
 void addCompareCommand(CLI::App& app) {
@@ -75,16 +108,12 @@ void addCompareCommand(CLI::App& app) {
     TrainOptions t;
     std::string families;
     std::string seeds;
-    std::string checkpoints;
-    int jobs = 0;
+    SweepSetup sweep;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--families", o->families, "comma-separated family ids")->required();
   cmd->add_option("--seeds", o->seeds, "comma-separated seeds (default: --seed)");
-  cmd->add_option("--checkpoints", o->checkpoints, "directory to save each run's checkpoint in");
-  cmd->add_option("--jobs", o->jobs,
-                  "runs trained at once, each on its share of the cores (0: one per core)")
-      ->capture_default_str();
+  addSweepOptions(cmd, o->sweep);
   addTrainOptions(cmd, o->t);
   cmd->callback([o] {
     ExperimentSpec spec;
@@ -102,7 +131,7 @@ void addCompareCommand(CLI::App& app) {
     std::vector<std::string> seedNames;
     for (uint64_t s : spec.seeds) seedNames.push_back(std::to_string(s));
     requireDistinct(seedNames, "--seeds");
-    runAndReport(spec, o->t.common.json, o->checkpoints, o->jobs);
+    runAndReport(spec, o->t.common.json, o->sweep);
   });
 }
 
@@ -112,10 +141,9 @@ void addRunCommand(CLI::App& app) {
     std::string preset;
     std::string seeds;
     long long steps = 0;
-    std::string checkpoints;
     bool list = false;
     bool json = false;
-    int jobs = 0;
+    SweepSetup sweep;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--preset", o->preset, "preset name (see --list)");
@@ -123,11 +151,8 @@ void addRunCommand(CLI::App& app) {
   cmd->add_option("--seeds", o->seeds, "override the preset's seeds, e.g. 0,1,2");
   cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)")
       ->check(integerIn(1, kMaxTrainSteps));
-  cmd->add_option("--checkpoints", o->checkpoints, "directory to save each run's checkpoint in");
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
-  cmd->add_option("--jobs", o->jobs,
-                  "runs trained at once, each on its share of the cores (0: one per core)")
-      ->capture_default_str();
+  addSweepOptions(cmd, o->sweep);
   cmd->callback([o] {
     if (o->list || o->preset.empty()) {
       if (!o->list) throw InvalidArgument("--preset is required", "see run --list");
@@ -144,7 +169,7 @@ void addRunCommand(CLI::App& app) {
     }
     if (o->steps > 0) spec.base.run.steps = o->steps;
     checkTrainable(spec, JsonPath{presetSource(file), ""});  // before anything trains
-    runAndReport(spec, o->json, o->checkpoints, o->jobs);
+    runAndReport(spec, o->json, o->sweep);
   });
 }
 

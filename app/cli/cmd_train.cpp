@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/distributed.h"
 #include "cli/experiment_report.h"
 #include "cli/progress.h"
 #include "cli/train_options.h"
@@ -58,6 +59,74 @@ std::vector<EvalResult> evaluateShowingProgress(Trainer& trainer,
   bar.finish();
   return r;
 }
+
+// The end of a finished run: the final evaluation if none was due, summary.json, and the table
+// (or the JSON document) on stdout.
+void reportRun(Trainer& trainer, const TrainConfig& cfg, std::vector<EvalResult> eval,
+               const std::string& dir, const std::string& checkpoint, bool json) {
+  if (eval.empty()) eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
+  RunResult r;
+  r.family = cfg.model.family;
+  r.seed = cfg.run.seed;
+  r.eval = eval;
+  r.position = trainer.positionParameters(0);
+  r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
+  nlohmann::json doc = resultsJson(cfg.task.id, {r});
+  doc["checkpoint"] = checkpoint;
+  writeFileAtomically(dir + "/summary.json", [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
+  if (json) return printJson(doc);
+  printResultsTable({r}, makeTask(cfg.task)->hasAccuracy());
+  if (!r.position.empty()) {
+    std::cout << "\nlearned position parameters (layer 0):\n";
+    for (const auto& [name, values] : r.position) {
+      std::cout << "  " << name << ":";
+      for (double v : values) std::cout << " " << formatNumber(v, 4);
+      std::cout << "\n";
+    }
+  }
+  if (!r.pjLoo.empty()) {
+    std::cout << "\nleave-one-order-out (task-loss increase at T = " << cfg.task.trainLength
+              << "):\n";
+    for (const auto& l : r.pjLoo)
+      std::cout << "  " << l.sector << l.order << ": " << formatNumber(l.lossIncrease, 4) << "\n";
+  }
+  std::cout << "\nrun directory: " << dir << " (config.json, metrics.jsonl, checkpoint.pt)\n";
+}
+
+// Keeps the lines of metrics.jsonl up to `step` (those of the checkpoint --resume continues
+// from); the lines of steps after it were trained again.
+void truncateMetrics(const std::string& path, long long step) {
+  std::ifstream in(path);
+  std::vector<std::string> kept;
+  for (std::string line; std::getline(in, line);) {
+    try {
+      if (nlohmann::json::parse(line).at("step").get<long long>() <= step) kept.push_back(line);
+    } catch (const std::exception&) {
+      break;  // a line cut by a kill: nothing after it is kept
+    }
+  }
+  writeFileAtomically(path, [&](std::ostream& os) {
+    for (const auto& l : kept) os << l << "\n";
+  });
+}
+
+// The run to train: a new one, or with --resume the one whose checkpoint is in `dir`.
+std::unique_ptr<Trainer> startRun(TrainConfig cfg, const std::string& dir, bool resume, bool force,
+                                  bool writes) {
+  if (!resume) {
+    if (writes) checkRunDirectory(dir, force);
+    return std::make_unique<Trainer>(cfg);
+  }
+  const std::string checkpoint = dir + "/checkpoint.pt";
+  if (!std::filesystem::exists(checkpoint))
+    throw InvalidArgument("--resume: " + dir + " holds no checkpoint.pt",
+                          "give the --out of the run to continue");
+  auto trainer = Trainer::fromCheckpoint(checkpoint);
+  if (trainer->config().model.family != cfg.model.family)
+    throw InvalidArgument("--resume: the run in " + dir + " trains " +
+                          trainer->config().model.family + ", not --family " + cfg.model.family);
+  return trainer;
+}
 }  // namespace
 
 void addTrainCommand(CLI::App& app) {
@@ -67,99 +136,121 @@ void addTrainCommand(CLI::App& app) {
     std::string family;
     std::string out;
     bool force = false;
+    bool resume = false;
+    long long stopAfter = 0;
+    DistOptions dist;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--family", o->family, "position family id")->required();
   cmd->add_option("--out", o->out, "run directory (default out/train/TASK-FAMILY-sSEED)");
   cmd->add_flag("--force", o->force,
                 "replace the run already in --out (its config, metrics and checkpoint)");
+  cmd->add_flag("--resume", o->resume,
+                "continue the run in --out from its checkpoint (its own config; the training "
+                "options are not used)");
+  cmd->add_option("--stop-after", o->stopAfter,
+                  "stop after this many steps of the run, with its checkpoint saved (continue "
+                  "with --resume)")
+      ->check(integerIn(1, kMaxTrainSteps));
+  addDistOptions(cmd, o->dist);
   addTrainOptions(cmd, o->t);
   cmd->callback([o] {
     TrainConfig cfg = buildTrainConfig(o->t, o->family);
-    checkTrainable(cfg, trainOptionsSource(o->t));
+    if (!o->resume) checkTrainable(cfg, trainOptionsSource(o->t));
     const std::string dir = o->out.empty() ? "out/train/" + cfg.task.id + "-" + cfg.model.family +
                                                  "-s" + std::to_string(cfg.run.seed)
                                            : o->out;
-    checkRunDirectory(dir, o->force);
-    Trainer trainer(cfg);
-    cfg = trainer.config();
-    std::filesystem::create_directories(dir);
-    writeFileAtomically(dir + "/config.json",
-                        [&](std::ostream& os) { os << nlohmann::json(cfg).dump(2) << "\n"; });
-    std::ofstream metrics(dir + "/metrics.jsonl", std::ios::trunc);
-    std::cerr << "Training " << cfg.model.family << " on " << cfg.task.id
-              << " (T = " << cfg.task.trainLength << ", " << trainer.parameterCount()
-              << " parameters, " << trainer.deviceName() << ") -> " << dir << "\n";
-    ProgressBar bar(cfg.model.family, cfg.run.steps);
-    const std::string checkpoint = dir + "/checkpoint.pt";
-    std::vector<EvalResult> eval;
-    bool barFinished = false;
-    TrainingCallbacks callbacks;
-    callbacks.onStep = [&](const Snapshot& snap) {
-      bar.update(snap);
-      return true;
-    };
-    callbacks.evaluate = [&](Trainer& t, Snapshot& snap) {
-      // The checkpoint first: a kill during a long evaluation keeps the trained model.
-      t.saveCheckpoint(checkpoint);  // the last good checkpoint
-      if (isFinalStep(cfg.run, snap.step)) {
-        bar.finish();
-        barFinished = true;
-        snap.eval = evaluateShowingProgress(t, cfg.run.evalLengths, 0);
-      } else {
-        snap.eval = t.evaluate(cfg.run.evalLengths);
+    if (o->resume && o->out.empty())
+      throw InvalidArgument("--resume needs --out, the run directory to continue");
+    // Under torchrun or srun: every rank trains its share of each batch; rank 0 alone writes.
+    const std::unique_ptr<dist::DistGroup> group = joinLaunch(o->dist);
+    const bool writes = !group || group->rank() == 0;
+    runReportingFailure(group.get(), [&] {
+      std::unique_ptr<Trainer> run = startRun(cfg, dir, o->resume, o->force, writes);
+      Trainer& trainer = *run;
+      cfg = trainer.config();
+      if (group) {
+        group->agree("training config",
+                     nlohmann::json(cfg).dump() + "@" + std::to_string(trainer.stepCount()));
+        trainer.setDataParallel(group.get());
       }
-    };
-    callbacks.onSnapshot = [&](const Snapshot& snap) {
-      nlohmann::json line{{"step", snap.step},
-                          {"loss", snap.loss},
-                          {"lr", snap.lr},
-                          {"grad_norm", snap.gradNorm},
-                          {"tokens_per_s", snap.tokensPerSecond},
-                          {"position", snap.position}};
-      if (!std::isnan(snap.accuracy)) line["accuracy"] = snap.accuracy;
-      if (!snap.eval.empty()) {
-        eval = snap.eval;
-        line["eval"] = evalJson(eval);
+      const std::string checkpoint = dir + "/checkpoint.pt";
+      std::ofstream metrics;
+      if (writes) {
+        std::filesystem::create_directories(dir);
+        writeFileAtomically(dir + "/config.json",
+                            [&](std::ostream& os) { os << nlohmann::json(cfg).dump(2) << "\n"; });
+        if (o->resume) truncateMetrics(dir + "/metrics.jsonl", trainer.stepCount());
+        metrics.open(dir + "/metrics.jsonl", o->resume ? std::ios::app : std::ios::trunc);
+        std::cerr << (o->resume ? "Resuming " : "Training ") << cfg.model.family << " on "
+                  << cfg.task.id << " (T = " << cfg.task.trainLength << ", "
+                  << trainer.parameterCount() << " parameters, " << trainer.deviceName()
+                  << (group ? ", " + std::to_string(group->worldSize()) + " processes" : "")
+                  << (o->resume ? ", from step " + std::to_string(trainer.stepCount()) : "")
+                  << ") -> " << dir << "\n";
       }
-      metrics << line.dump() << "\n" << std::flush;
-      return true;
-    };
-    const TrainingResult trained = runTraining(trainer, callbacks);
-    if (!barFinished) bar.finish();
-    if (trained.outcome == TrainingOutcome::Diverged) {
-      throw Error(trained.last.message, std::filesystem::exists(checkpoint)
-                                            ? "the last good checkpoint is " + checkpoint
-                                            : "no checkpoint was written before it");
-    }
-    if (eval.empty()) eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
-    RunResult r;
-    r.family = cfg.model.family;
-    r.seed = cfg.run.seed;
-    r.eval = eval;
-    r.position = trainer.positionParameters(0);
-    r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
-    nlohmann::json doc = resultsJson(cfg.task.id, {r});
-    doc["checkpoint"] = checkpoint;
-    writeFileAtomically(dir + "/summary.json",
-                        [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
-    if (o->t.common.json) return printJson(doc);
-    printResultsTable({r}, makeTask(cfg.task)->hasAccuracy());
-    if (!r.position.empty()) {
-      std::cout << "\nlearned position parameters (layer 0):\n";
-      for (const auto& [name, values] : r.position) {
-        std::cout << "  " << name << ":";
-        for (double v : values) std::cout << " " << formatNumber(v, 4);
-        std::cout << "\n";
+      std::unique_ptr<ProgressBar> bar;
+      if (writes) bar = std::make_unique<ProgressBar>(cfg.model.family, cfg.run.steps);
+      std::vector<EvalResult> eval;
+      bool barFinished = false, stopped = false;
+      TrainingCallbacks callbacks;
+      callbacks.onStep = [&](const Snapshot& snap) {
+        if (bar) bar->update(snap);
+        return true;
+      };
+      callbacks.evaluate = [&](Trainer& t, Snapshot& snap) {
+        if (writes) {
+          // The checkpoint first: a kill during a long evaluation keeps the trained model.
+          t.saveCheckpoint(checkpoint);  // the last good checkpoint
+          if (isFinalStep(cfg.run, snap.step)) {
+            bar->finish();
+            barFinished = true;
+            snap.eval = evaluateShowingProgress(t, cfg.run.evalLengths, 0);
+          } else {
+            snap.eval = t.evaluate(cfg.run.evalLengths);
+          }
+        }
+        // The other ranks wait for rank 0's evaluation (as long as its heartbeat goes on).
+        if (group) group->barrier("evaluation/" + std::to_string(snap.step));
+      };
+      callbacks.onSnapshot = [&](const Snapshot& snap) {
+        if (writes) {
+          nlohmann::json line{{"step", snap.step},
+                              {"loss", snap.loss},
+                              {"lr", snap.lr},
+                              {"grad_norm", snap.gradNorm},
+                              {"tokens_per_s", snap.tokensPerSecond},
+                              {"position", snap.position}};
+          if (!std::isnan(snap.accuracy)) line["accuracy"] = snap.accuracy;
+          if (!snap.eval.empty()) {
+            eval = snap.eval;
+            line["eval"] = evalJson(eval);
+          }
+          metrics << line.dump() << "\n" << std::flush;
+        }
+        if (o->stopAfter > 0 && snap.step >= o->stopAfter && !isFinalStep(cfg.run, snap.step)) {
+          if (writes && snap.eval.empty()) trainer.saveCheckpoint(checkpoint);
+          stopped = true;
+          return false;
+        }
+        return true;
+      };
+      const TrainingResult trained = runTraining(trainer, callbacks);
+      if (bar && !barFinished) bar->finish();
+      if (trained.outcome == TrainingOutcome::Diverged) {
+        throw Error(trained.last.message, std::filesystem::exists(checkpoint)
+                                              ? "the last good checkpoint is " + checkpoint
+                                              : "no checkpoint was written before it");
       }
-    }
-    if (!r.pjLoo.empty()) {
-      std::cout << "\nleave-one-order-out (task-loss increase at T = " << cfg.task.trainLength
-                << "):\n";
-      for (const auto& l : r.pjLoo)
-        std::cout << "  " << l.sector << l.order << ": " << formatNumber(l.lossIncrease, 4) << "\n";
-    }
-    std::cout << "\nrun directory: " << dir << " (config.json, metrics.jsonl, checkpoint.pt)\n";
+      if (group) group->leave();
+      if (!writes) return;
+      if (stopped) {
+        std::cerr << "stopped after step " << trainer.stepCount() << " of " << cfg.run.steps
+                  << ": continue with --resume --out " << dir << "\n";
+        return;
+      }
+      reportRun(trainer, cfg, eval, dir, checkpoint, o->t.common.json);
+    });
   });
 }
 

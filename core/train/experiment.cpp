@@ -72,7 +72,8 @@ int defaultExperimentJobs(const TrainConfig& base) {
 
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
                                      const std::string& checkpointDir, int jobs,
-                                     const ExperimentRunDone& runDone) {
+                                     const ExperimentRunDone& runDone,
+                                     const ExperimentRunFilter& selected) {
   const std::vector<PlannedRun> plan = planExperiment(spec);
   const size_t total = plan.size();
   std::vector<RunResult> results(total);
@@ -83,16 +84,21 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
     labels[i].seed = plan[i].seed;
     labels[i].variant = plan[i].variant;
   }
-  jobs = std::clamp(jobs, 1, static_cast<int>(total));
+  std::vector<size_t> chosen;  // the plan indices to train, in plan order
+  for (size_t i = 0; i < total; ++i)
+    if (!selected || selected(i)) chosen.push_back(i);
+  for (size_t i = 0; i < total; ++i) results[i] = labels[i];
+  if (chosen.empty()) return results;
+  jobs = std::clamp(jobs, 1, static_cast<int>(chosen.size()));
 
   std::mutex progressMutex;  // the callbacks are called from one job at a time
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
   auto work = [&] {
-    for (size_t i = next++; i < total; i = next++) {
+    for (size_t k = next++; k < chosen.size(); k = next++) {
+      const size_t i = chosen[k];
       try {
-        results[i] = labels[i];
         const bool ended = trainRun(
             plan[i], results[i],
             [&](const Snapshot& snap) {
@@ -110,7 +116,7 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
         std::lock_guard<std::mutex> lock(progressMutex);
         if (!failure) failure = std::current_exception();
         failed = true;
-        next = total;  // the other jobs stop at their next step
+        next = chosen.size();  // the other jobs stop at their next step
         return;
       }
     }

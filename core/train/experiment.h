@@ -42,10 +42,15 @@ using ExperimentProgress = std::function<void(size_t, size_t, const RunResult&, 
 // Called once per run when it has ended (trained, evaluated and saved, or failed: r.error), from
 // the job's thread, serialised with the progress calls.
 using ExperimentRunDone = std::function<void(size_t, size_t, const RunResult&)>;
+// Which planned runs (by plan index) this call trains; the others are left with only their family,
+// seed and variant, and no callback sees them. Empty: all. (A distributed sweep gives each rank its
+// share, and skips the runs already on disk: core/dist/distributed_sweep.h.)
+using ExperimentRunFilter = std::function<bool(size_t)>;
 
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
                                      const std::string& checkpointDir = {}, int jobs = 1,
-                                     const ExperimentRunDone& runDone = {});
+                                     const ExperimentRunDone& runDone = {},
+                                     const ExperimentRunFilter& selected = {});
 
 // The job count `compare` and `run` use when not told: one per intra-op thread (core) on the CPU,
 // one when the runs go to a GPU (they would share it, and CPU threads do not speed it up).

@@ -238,23 +238,28 @@ Snapshot Trainer::step() {
                               /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
   // Metrics are read back to the host (a wait for the GPU) every metricsEvery steps and on the
-  // last; in between, the step only queues work (POSLAB_METRICS_EVERY). Default: every step.
-  const bool readMetrics =
-      s.metricsEvery <= 1 || (s.step + 1) % s.metricsEvery == 0 || s.step + 1 >= s.cfg.run.steps;
-  torch::Tensor loss;
+  // last; in between, the step only queues work (POSLAB_METRICS_EVERY). Default: every step. A
+  // data-parallel step reads them every step (the ranks agree on the loss through the host).
+  const bool readMetrics = s.group != nullptr || s.metricsEvery <= 1 ||
+                           (s.step + 1) % s.metricsEvery == 0 || s.step + 1 >= s.cfg.run.steps;
   double acc = NAN, lossValue = NAN, gradNorm = NAN;
-  if (readMetrics)
-    std::tie(loss, acc) = State::lossAndAccuracy(s.model->forward(b.tokens), b);
-  else
-    loss = trainingLoss(s.model->forward(b.tokens), b);
-  if (readMetrics) lossValue = loss.item<double>();
-  if (readMetrics && !std::isfinite(lossValue)) {
-    s.optimizer->zero_grad();
-    throw DivergedError("training diverged at step " + std::to_string(s.step) +
-                            ": the loss is not finite (" + std::to_string(lossValue) + ")",
-                        "the weights are those before this step; lower the learning rate");
+  if (s.group) {
+    std::tie(lossValue, acc) = s.shardedLossAndGradients(b);
+  } else {
+    torch::Tensor loss;
+    if (readMetrics)
+      std::tie(loss, acc) = State::lossAndAccuracy(s.model->forward(b.tokens), b);
+    else
+      loss = trainingLoss(s.model->forward(b.tokens), b);
+    if (readMetrics) lossValue = loss.item<double>();
+    if (readMetrics && !std::isfinite(lossValue)) {
+      s.optimizer->zero_grad();
+      throw DivergedError("training diverged at step " + std::to_string(s.step) +
+                              ": the loss is not finite (" + std::to_string(lossValue) + ")",
+                          "the weights are those before this step; lower the learning rate");
+    }
+    loss.backward();
   }
-  loss.backward();
   if (readMetrics)
     gradNorm = torch::nn::utils::clip_grad_norm_(s.model->parameters(), s.cfg.optim.gradClip);
   else

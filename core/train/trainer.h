@@ -19,6 +19,9 @@
 
 namespace poslab {
 
+namespace dist {
+class DistGroup;
+}
 class Task;
 
 // A non-finite loss or gradient. The step that produced it changed nothing.
@@ -68,6 +71,15 @@ class Trainer {
   const Task& evalTask() const;
   // Learned position parameters of layer `layer`.
   std::map<std::string, std::vector<double>> positionParameters(long long layer = 0) const;
+
+  // Data-parallel training over the group's ranks (data_parallel_step.cpp): from now on each
+  // step() trains rows [rank * B / N, (rank + 1) * B / N) of the single-process batch of B rows,
+  // sums the gradients over the ranks (scaled so that they are the gradient of the
+  // single-process loss mean) and takes the same optimiser step on every rank. The reported loss
+  // and accuracy are those of the whole batch. Every rank must hold the same weights (same seed,
+  // or the same checkpoint). Throws InvalidArgument when N does not divide optim.batch. Null:
+  // back to one process. The group must outlive the trainer's steps.
+  void setDataParallel(dist::DistGroup* group);
 
   // Atomic write; readable in Python with torch.load. Holds configs, weights, optimiser state.
   void saveCheckpoint(const std::string& path) const;

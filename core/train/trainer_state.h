@@ -42,9 +42,15 @@ struct Trainer::State {
   std::vector<std::string> paramNames;  // in optimizer order (group 0, then 1, then 2)
   long long step = 0;
   long long metricsEvery = 1;  // POSLAB_METRICS_EVERY (trainer.cpp): metrics read every n steps
+  dist::DistGroup* group = nullptr;  // data-parallel ranks (setDataParallel); null: one process
 
   // Validates the config and builds the tasks, the model (seeded by run.seed) and the optimiser.
   void build();
+
+  // Data parallel (data_parallel_step.cpp): forward and backward on this rank's rows of `full`
+  // (B, T), the gradients summed over the ranks. Returns the loss and accuracy of all of `full`;
+  // throws DivergedError (gradients zeroed) when the loss is not finite.
+  std::pair<double, double> shardedLossAndGradients(const Batch& full);
 
   // Loss and accuracy of one batch; logits (B, T, V).
   static std::pair<torch::Tensor, double> lossAndAccuracy(const torch::Tensor& logits,

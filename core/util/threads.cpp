@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <thread>
 
@@ -31,6 +32,14 @@ int configureThreads() {
   }
   if (n < 1) n = 1;
   limitBlasThreads();
+  at::set_num_threads(n);
+  return n;
+}
+
+int shareCoresBetweenProcesses(int processes) {
+  if (std::getenv("POSLAB_THREADS") != nullptr || processes <= 1) return at::get_num_threads();
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const int n = std::max(1, cores / processes);
   at::set_num_threads(n);
   return n;
 }

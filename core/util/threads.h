@@ -8,6 +8,11 @@ namespace poslab {
 // Returns the count used.
 int configureThreads();
 
+// For `processes` PosLab processes started side by side on this machine (a distributed launch's
+// local ranks): the cores split between them, at least one thread each, unless POSLAB_THREADS is
+// set. Returns the count used.
+int shareCoresBetweenProcesses(int processes);
+
 // The calling thread's intra-op thread count.
 int intraOpThreads();
 
