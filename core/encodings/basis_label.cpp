@@ -45,6 +45,7 @@ std::string rotaryLabel(std::string name, bool withPhase) {
         break;
       }
   }
+  if (name == "exp") return time.empty() ? std::string{} : time + " e^{−γd}";  // no phase (ω = 0)
   std::string decay;
   if (startsWith(name, "exp*")) {
     decay = "e^{−γd}";

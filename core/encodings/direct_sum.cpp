@@ -62,6 +62,15 @@ class DirectSum : public RotaryEncoding {
     b.add("tau*exp", shear);
     return b;
   }
+  // The reference's toy study (causal_delta_features, "direct_sum") also fits the linear ramp
+  // d/L, the real unipotent's shear at gamma = 0: the probe fits the family's basis and that ramp.
+  LagBasis probeBasis(const std::vector<double>& lags, double) const override {
+    LagBasis b = basis(lags);
+    std::vector<double> ramp(lags.size());
+    for (size_t n = 0; n < lags.size(); ++n) ramp[n] = lags[n] / params().get("L");
+    b.add("d/L", ramp);
+    return b;
+  }
 
   double referenceLogit(const double* q, const double* k, long long i, long long j,
                         long long) const override {

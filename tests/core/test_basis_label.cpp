@@ -27,6 +27,7 @@ TEST(BasisLabel, LabelsTheFunctionsOfMath1) {
       {"exp*sin_12", "e^{−γ_{12}d} sin θ_{12}d"},     // xPos-like decayed pairs
       {"d/L", "d/L"},                                 // direct sum, MATH 1.6
       {"exp", "e^{−γd}"},
+      {"tau*exp", "τ(d) e^{−γd}"},  // direct sum's Jordan half at ω = 0, MATH 1.6
       {"(tau/L)*exp", "(τ(d)/L) e^{−γd}"},
       {"FJ2_cos", "FJ_{2}: (d/L)^{2} e^{−κd/L} cos ωd"},  // PJ, MATH 1.8.2
       {"LC0_sin", "LC_{0}: β_L^{0} sin ωφ_L"},
