@@ -3,12 +3,18 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <vector>
 
 #include "encodings/encoding.h"
 #include "train/train_config.h"
 
 namespace poslab::testing {
+
+// log(1 + e^x) in float64: how the trained families map raw parameters to gamma (MATH 2.3).
+inline double softplus(double x) {
+  return std::log1p(std::exp(x));
+}
 
 // A tiny kernel-lm run on the CPU, the base the trainer, worker, checkpoint and soak tests build
 // on: one layer, no evaluation during the run (callers set what their test is about).

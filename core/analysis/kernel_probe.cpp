@@ -10,15 +10,11 @@
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
 #include "util/error.h"
+#include "util/number_text.h"
 
 namespace poslab {
 
 namespace {
-std::string num(double v) {  // 0.03, 1024, 1e-05: as a user would type it
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
 // configs/full_research.yaml, toy block.
 constexpr double kDefaultL = 1024;                  // toy.train_context
 constexpr double kDefaultHeadDim = 64;              // toy.head_dim
@@ -147,23 +143,23 @@ ProbeReport runKernelProbe(const ProbeSettings& settings) {
     if (!std::isfinite(value)) throw InvalidArgument(name + " is not finite");
   const double L = overrideOr(o, "L", kDefaultL);
   if (!(L >= 2) || L > 1'000'000 || L != std::floor(L)) {
-    throw InvalidArgument("L = " + num(L) + " is out of range for the probe",
+    throw InvalidArgument("L = " + formatNumber(L) + " is out of range for the probe",
                           "the probe fits d in [0, L) and evaluates to 8L: give an integer "
                           "2 <= L <= 1,000,000");
   }
   const double headDim = overrideOr(o, "head_dim", kDefaultHeadDim);
   if (!(headDim >= 2) || headDim > 1024 || headDim != std::floor(headDim))
-    throw InvalidArgument("head_dim = " + num(headDim) + " is not an integer in 2..1024");
+    throw InvalidArgument("head_dim = " + formatNumber(headDim) + " is not an integer in 2..1024");
   const double base = overrideOr(o, "base", 10000);
-  if (!(base > 1)) throw InvalidArgument("base = " + num(base) + " must exceed 1");
+  if (!(base > 1)) throw InvalidArgument("base = " + formatNumber(base) + " must exceed 1");
   const double channels = overrideOr(o, "channels", std::floor(headDim / 4));
   if (!(channels >= 1) || channels > headDim / 2 || channels != std::floor(channels)) {
-    throw InvalidArgument("channels = " + num(channels) + " is out of range",
+    throw InvalidArgument("channels = " + formatNumber(channels) + " is out of range",
                           "give an integer from 1 to head_dim/2 (the rotary pairs of the head)");
   }
   const double ridge = overrideOr(o, "ridge", kDefaultRidge);
   if (!(ridge > 0) || ridge > 1e6)
-    throw InvalidArgument("ridge = " + num(ridge) + " is not in (0, 1e6]");
+    throw InvalidArgument("ridge = " + formatNumber(ridge) + " is not in (0, 1e6]");
 
   ProbeReport report;
   report.target = settings.target;

@@ -10,15 +10,11 @@
 
 #include "tasks/sector_teacher.h"
 #include "util/error.h"
+#include "util/number_text.h"
 
 namespace poslab {
 
 namespace {
-std::string num(double v) {  // 0.03, 1024, 1e-05: as a user would type it
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
 constexpr double kPi = 3.14159265358979323846;
 constexpr uint64_t kRestartSeedStride = 7919;  // torch.manual_seed(seed + 7919 * restart)
 constexpr double kZetaInitScale = 0.05;
@@ -145,12 +141,12 @@ void checkPjAdaptiveSettings(const PjAdaptiveSettings& s) {
                "eval length " + std::to_string(s.evalLength), "2 .. 1,000,000");
   requireRange(std::isfinite(s.omegaCycles) && s.omegaCycles >= 0 &&
                    s.omegaCycles <= static_cast<double>(s.trainLength) / 2,
-               "omega cycles " + num(s.omegaCycles), "0 .. train length / 2");
+               "omega cycles " + formatNumber(s.omegaCycles), "0 .. train length / 2");
   requireRange(s.maxOrder >= 0 && s.maxOrder <= 8, "max order " + std::to_string(s.maxOrder),
                "0 .. 8");
   requireRange(s.steps >= 0 && s.steps <= 100000, "steps " + std::to_string(s.steps),
                "0 .. 100000");
-  requireRange(std::isfinite(s.lr) && s.lr > 0 && s.lr <= 10, "lr " + num(s.lr),
+  requireRange(std::isfinite(s.lr) && s.lr > 0 && s.lr <= 10, "lr " + formatNumber(s.lr),
                "a learning rate in (0, 10]");
   requireRange(s.restarts >= 1 && s.restarts <= 64, "restarts " + std::to_string(s.restarts),
                "1 .. 64");

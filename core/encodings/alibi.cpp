@@ -38,6 +38,16 @@ void appendAlibiBasis(LagBasis& basis, const std::vector<double>& slopes, long l
   }
 }
 
+LagBasis rotaryPlusAlibiBasis(const LagBasis& rotary, const std::vector<double>& slopes,
+                              long long head) {
+  LagBasis b;
+  b.lags = rotary.lags;
+  appendAlibiBasis(b, slopes, head);
+  for (size_t n = 0; n < b.lags.size(); ++n) b.kernel[n] += rotary.kernel[n];
+  for (size_t c = 0; c < rotary.names.size(); ++c) b.add(rotary.names[c], rotary.columns[c]);
+  return b;
+}
+
 namespace {
 class Alibi : public ContentEncoding {
  public:

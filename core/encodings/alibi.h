@@ -16,4 +16,9 @@ at::Tensor alibiBias(const std::vector<double>& slopes, long long numHeads, cons
 // Appends one column "bias_h<n>" = -m_h d per head and sets the kernel to head `head` (0-based).
 void appendAlibiBasis(LagBasis& basis, const std::vector<double>& slopes, long long head);
 
+// A rotary basis plus ALiBi's (rope-alibi, rope-ntk-affine): the bias columns, then `rotary`'s;
+// the kernel is the rotary kernel plus head `head`'s bias.
+LagBasis rotaryPlusAlibiBasis(const LagBasis& rotary, const std::vector<double>& slopes,
+                              long long head);
+
 }  // namespace poslab

@@ -31,6 +31,10 @@ struct JordanSpec {
 // orders: its parameters and its spec at `order`.
 std::vector<ParamSpec> jordanScaledParams();
 JordanSpec jordanScaledSpec(const ParamSet& p, long long order);
+// The reference's trainable Jordan-RoPE (jordan_stabilized_abs.cpp), shared by
+// jordan-stabilized-abs and the bounded higher orders: the absolute bounded shear
+// tau(i) - tau(j), gamma and eta learned (eta cap 0.1), at `order`.
+JordanSpec jordanBoundedShearSpec(const ParamSet& p, long long order);
 
 class JordanEncoding : public RotaryEncoding {
  public:

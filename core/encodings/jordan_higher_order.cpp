@@ -68,14 +68,7 @@ FamilyInfo scaledInfo(long long m, double defaultHeadDim) {
 }
 
 std::unique_ptr<Encoding> makeBounded(const FamilyInfo& info, long long m, ParamSet p) {
-  JordanSpec spec;
-  spec.order = m;
-  spec.kind = ShearKind::AbsoluteSaturating;
-  spec.gamma = p.get("gamma");
-  spec.shear = spec.viewShear = p.get("eta");
-  spec.L = p.get("L");
-  spec.timeName = "tau";
-  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
+  const JordanSpec spec = jordanBoundedShearSpec(p, m);
   return std::make_unique<JordanEncoding>(info, std::move(p), spec);
 }
 

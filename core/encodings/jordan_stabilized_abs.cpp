@@ -23,15 +23,20 @@ const FamilyInfo& JordanStabilizedAbsInfo() {
   return info;
 }
 
-std::unique_ptr<Encoding> makeJordanStabilizedAbs(ParamSet p) {
+JordanSpec jordanBoundedShearSpec(const ParamSet& p, long long order) {
   JordanSpec spec;
-  spec.order = 2;
+  spec.order = order;
   spec.kind = ShearKind::AbsoluteSaturating;
   spec.gamma = p.get("gamma");
   spec.shear = spec.viewShear = p.get("eta");
   spec.L = p.get("L");
   spec.timeName = "tau";
   spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
+  return spec;
+}
+
+std::unique_ptr<Encoding> makeJordanStabilizedAbs(ParamSet p) {
+  const JordanSpec spec = jordanBoundedShearSpec(p, /*order=*/2);
   return std::make_unique<JordanEncoding>(JordanStabilizedAbsInfo(), std::move(p), spec);
 }
 

@@ -5,16 +5,9 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/number_text.h"
 
 namespace poslab {
-
-namespace {
-std::string formatNumber(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-}  // namespace
 
 std::string paramSymbol(const std::string& name) {
   static const std::map<std::string, std::string> symbols = {

@@ -19,15 +19,10 @@ class RopeAlibi : public RopeLikeEncoding {
     requireShownHeadExists(params(), id());
   }
   long long heads() const override { return static_cast<long long>(slopes_.size()); }
+  // Kernel: unit-content rotary kernel plus the shown head's bias.
   LagBasis basis(const std::vector<double>& lags) const override {
-    LagBasis rope = RopeLikeEncoding::basis(lags);
-    LagBasis b;
-    b.lags = lags;
-    appendAlibiBasis(b, slopes_, params().getInt("head") - 1);
-    // Kernel: unit-content rotary kernel plus the shown head's bias.
-    for (size_t n = 0; n < lags.size(); ++n) b.kernel[n] += rope.kernel[n];
-    for (size_t c = 0; c < rope.names.size(); ++c) b.add(rope.names[c], rope.columns[c]);
-    return b;
+    return rotaryPlusAlibiBasis(RopeLikeEncoding::basis(lags), slopes_,
+                                params().getInt("head") - 1);
   }
   LagBasis probeBasis(const std::vector<double>& lags, double omega) const override {
     LagBasis b = RopeLikeEncoding::probeBasis(lags, omega);

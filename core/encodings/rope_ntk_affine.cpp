@@ -28,13 +28,8 @@ class RopeNtkAffine : public RopeExtensionEncoding {
   }
   long long heads() const override { return static_cast<long long>(slopesPerPosition_.size()); }
   LagBasis basis(const std::vector<double>& lags) const override {
-    LagBasis rope = RopeLikeEncoding::basis(lags);
-    LagBasis b;
-    b.lags = lags;
-    appendAlibiBasis(b, slopesPerPosition_, params().getInt("head") - 1);
-    for (size_t n = 0; n < lags.size(); ++n) b.kernel[n] += rope.kernel[n];
-    for (size_t c = 0; c < rope.names.size(); ++c) b.add(rope.names[c], rope.columns[c]);
-    return b;
+    return rotaryPlusAlibiBasis(RopeLikeEncoding::basis(lags), slopesPerPosition_,
+                                params().getInt("head") - 1);
   }
   at::Tensor bias(long long numHeads, const at::Tensor& qPos, const at::Tensor& kPos,
                   at::ScalarType dtype) const override {

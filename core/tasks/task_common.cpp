@@ -7,15 +7,11 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/number_text.h"
 
 namespace poslab {
 
 namespace {
-std::string formatValue(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 uint64_t splitmix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -37,7 +33,7 @@ TaskOptions::TaskOptions(const std::string& taskId, const std::map<std::string, 
                             list.empty() ? "it takes no options" : "known options: " + list);
     }
     if (!std::isfinite(value))
-      throw InvalidArgument("task '" + taskId + "' option '" + name + "' = " + formatValue(value) +
+      throw InvalidArgument("task '" + taskId + "' option '" + name + "' = " + formatNumber(value) +
                             " is not finite");
     values_[name] = value;
   }
@@ -50,7 +46,7 @@ double TaskOptions::get(const std::string& name) const {
 long long TaskOptions::getInt(const std::string& name, long long lo, long long hi) const {
   const double v = get(name);
   if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
-    throw InvalidArgument("task '" + taskId_ + "' option '" + name + "' = " + formatValue(v) +
+    throw InvalidArgument("task '" + taskId_ + "' option '" + name + "' = " + formatNumber(v) +
                           " must be an integer in [" + std::to_string(lo) + ", " +
                           std::to_string(hi) + "]");
   return static_cast<long long>(v);
@@ -59,8 +55,8 @@ long long TaskOptions::getInt(const std::string& name, long long lo, long long h
 double TaskOptions::getReal(const std::string& name, double lo, double hi) const {
   const double v = get(name);
   if (!(v >= lo && v <= hi))
-    throw InvalidArgument("task '" + taskId_ + "' option '" + name + "' = " + formatValue(v) +
-                          " must lie in [" + formatValue(lo) + ", " + formatValue(hi) + "]");
+    throw InvalidArgument("task '" + taskId_ + "' option '" + name + "' = " + formatNumber(v) +
+                          " must lie in [" + formatNumber(lo) + ", " + formatNumber(hi) + "]");
   return v;
 }
 

@@ -34,10 +34,8 @@ namespace {
 using testing::maxAbsDiff;
 using testing::positions;
 using testing::randomQK;
+using testing::softplus;
 
-double softplus(double x) {
-  return std::log1p(std::exp(x));
-}
 // The reference's _inverse_softplus: clamps at 1e-8 first.
 double referenceInverseSoftplus(double y) {
   y = std::max(y, 1e-8);

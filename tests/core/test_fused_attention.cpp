@@ -13,10 +13,7 @@
 
 #include <map>
 
-#include "encodings/registry.h"
-#include "model/fused_attention.h"
-#include "model/transformer.h"
-#include "test_support.h"
+#include "attention_cases.h"
 
 namespace poslab {
 namespace {
@@ -26,44 +23,14 @@ using testing::randomQK;
 
 constexpr double kTolerance = 1e-9;
 
-struct FusedCase {
-  std::string id;
-  std::map<std::string, double> params;
-  long long heads = 2;
-  long long headDim = 16;
-};
+using testing::AttentionCase;
+using testing::attentionCases;
+using testing::AttentionOutputs;
+using testing::relError;
+using testing::runAttention;
 
-// Every registered family, with the non-default parameters of test_support.h's list where it has
-// them; a family missing from that list still runs here with its defaults.
-std::vector<FusedCase> fusedCases() {
-  std::map<std::string, testing::FamilyCase> known;
-  for (const auto& c : testing::allFamilyCases()) known[c.id] = c;
-  std::vector<FusedCase> out;
-  for (const auto* info : allFamilies()) {
-    FusedCase c{info->id, {}, 2, 16};
-    if (known.count(info->id)) {
-      c.params = known[info->id].params;
-      c.heads = known[info->id].heads;
-    }
-    if (c.id.rfind("jordan-m3", 0) == 0) c.headDim = 12;  // blocks of order 3 take 6 reals
-    if (c.params.count("head_dim")) {
-      c.headDim = static_cast<long long>(c.params["head_dim"]);
-      c.params.erase("head_dim");
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
-ModelConfig configFor(const FusedCase& c) {
-  ModelConfig cfg;
-  cfg.family = c.id;
-  cfg.familyParams = c.params;
-  cfg.heads = c.heads;
-  cfg.dModel = c.heads * c.headDim;
-  cfg.layers = 2;
-  cfg.vocab = 7;
-  return cfg;
+ModelConfig configFor(const AttentionCase& c) {
+  return testing::attentionModelConfig(c, /*layers=*/2);
 }
 
 // Moves parameters off their initial values (deterministically), so that no gradient vanishes by
@@ -77,43 +44,10 @@ void perturbParameters(torch::nn::Module& m, unsigned seed, const std::string& o
   }
 }
 
-double relError(const at::Tensor& got, const at::Tensor& want) {
-  if (!got.defined() && !want.defined()) return 0.0;
-  at::Tensor g = got.defined() ? got : at::zeros_like(want);
-  at::Tensor w = want.defined() ? want : at::zeros_like(got);
-  const double scale = w.abs().max().item<double>();
-  return (g - w).abs().max().item<double>() / (1.0 + scale);
-}
-
-struct Outputs {
-  at::Tensor y;
-  std::vector<at::Tensor> grads;  // q, k, v, then the position parameters
-};
-
-Outputs runAttention(PositionModule& module, const at::Tensor& q, const at::Tensor& k,
-                     const at::Tensor& v, const at::Tensor& pos, const at::Tensor& w,
-                     bool allowFactorized, int64_t tile /* 0: reference */) {
-  std::vector<at::Tensor> params = module->parameters();
-  at::Tensor y;
-  if (tile == 0) {
-    y = causalAttention(module->scorer(q, k, pos, allowFactorized), v, /*block=*/q.size(2));
-  } else {
-    y = fusedCausalAttention(module->trainedScore(q, k, pos, allowFactorized), module->scoreScale(),
-                             pos, q, k, v, params, tile);
-  }
-  std::vector<at::Tensor> inputs = {q, k, v};
-  inputs.insert(inputs.end(), params.begin(), params.end());
-  Outputs out;
-  out.y = y.detach();
-  out.grads = torch::autograd::grad({(y * w).sum()}, inputs, {}, /*retain_graph=*/false,
-                                    /*create_graph=*/false, /*allow_unused=*/true);
-  return out;
-}
-
 class FusedFamily : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(FusedFamily, ValuesAndEveryGradientMatchTheReference) {
-  const FusedCase c = fusedCases()[GetParam()];
+  const AttentionCase c = attentionCases()[GetParam()];
   PositionModule module(configFor(c), /*trainLength=*/32);
   module->to(torch::kDouble);
   perturbParameters(*module, 3);
@@ -125,10 +59,11 @@ TEST_P(FusedFamily, ValuesAndEveryGradientMatchTheReference) {
       at::Tensor v = randomQK(2, c.heads, T, c.headDim, at::kDouble, 23).requires_grad_();
       at::Tensor w = randomQK(2, c.heads, T, c.headDim, at::kDouble, 24);
       at::Tensor pos = positions(3, T);
-      const Outputs ref = runAttention(module, q, k, v, pos, w, factorized, 0);
+      const AttentionOutputs ref = runAttention(module, q, k, v, pos, w, factorized, {true});
       for (int64_t tile : {16, 64, 1024}) {
         if (tile == 1024 && T < 64) continue;
-        const Outputs got = runAttention(module, q, k, v, pos, w, factorized, tile);
+        const AttentionOutputs got =
+            runAttention(module, q, k, v, pos, w, factorized, {false, tile});
         const std::string where = c.id + (factorized ? " factorized" : " direct") +
                                   " T=" + std::to_string(T) + " tile=" + std::to_string(tile);
         EXPECT_LT(relError(got.y, ref.y), kTolerance) << where << " values";
@@ -148,7 +83,7 @@ TEST_P(FusedFamily, ValuesAndEveryGradientMatchTheReference) {
 // The whole model, fused against reference: logits and the gradient of every parameter
 // (embeddings, linear layers, norms and all position parameters of every layer).
 TEST_P(FusedFamily, WholeModelGradientsMatchTheReference) {
-  const FusedCase c = fusedCases()[GetParam()];
+  const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(5);
   TinyTransformer model(configFor(c), /*trainLength=*/32);
   model->to(torch::kDouble);
@@ -184,7 +119,7 @@ TEST_P(FusedFamily, WholeModelGradientsMatchTheReference) {
 // evaluation (key chunks of 64 with an online softmax), float32 as evaluation runs. Tolerance
 // 1e-4 on logits of order 1 (float32, different summation order over 300 keys).
 TEST_P(FusedFamily, LongNoGradEvaluationMatchesStreamingReference) {
-  const FusedCase c = fusedCases()[GetParam()];
+  const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(6);
   TinyTransformer model(configFor(c), /*trainLength=*/32);
   model->eval();
@@ -198,17 +133,15 @@ TEST_P(FusedFamily, LongNoGradEvaluationMatchesStreamingReference) {
   EXPECT_LT((got - ref).abs().max().item<double>(), 1e-4) << c.id;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFamilies, FusedFamily, ::testing::Range<size_t>(0, fusedCases().size()),
+INSTANTIATE_TEST_SUITE_P(AllFamilies, FusedFamily,
+                         ::testing::Range<size_t>(0, attentionCases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) {
-                           std::string name = fusedCases()[info.param].id;
-                           for (auto& ch : name)
-                             if (ch == '-') ch = '_';
-                           return name;
+                           return testing::attentionCaseName(info.param);
                          });
 
 TEST(FusedAttention, CoversEveryRegisteredFamily) {
-  EXPECT_EQ(fusedCases().size(), allFamilies().size());
-  EXPECT_GE(fusedCases().size(), 19u);
+  EXPECT_EQ(attentionCases().size(), allFamilies().size());
+  EXPECT_GE(attentionCases().size(), 19u);
 }
 
 TEST(FusedAttention, RejectsAZeroTile) {

@@ -16,11 +16,8 @@
 
 #include <map>
 
-#include "encodings/registry.h"
-#include "model/fused_attention.h"
+#include "attention_cases.h"
 #include "model/fused_attention_cuda.h"
-#include "model/transformer.h"
-#include "test_support.h"
 
 namespace poslab {
 namespace {
@@ -40,76 +37,14 @@ std::string whyNoCuda() {
   return "";
 }
 
-struct CudaCase {
-  std::string id;
-  std::map<std::string, double> params;
-  long long heads = 2;
-  long long headDim = 16;
-};
+using testing::AttentionCase;
+using testing::attentionCases;
+using testing::AttentionOutputs;
+using testing::relError;
+using testing::runAttention;
 
-// Every registered family, with the non-default parameters of test_support.h's list where it has
-// them (as test_fused_attention.cpp).
-std::vector<CudaCase> cudaCases() {
-  std::map<std::string, testing::FamilyCase> known;
-  for (const auto& c : testing::allFamilyCases()) known[c.id] = c;
-  std::vector<CudaCase> out;
-  for (const auto* info : allFamilies()) {
-    CudaCase c{info->id, {}, 2, 16};
-    if (known.count(info->id)) {
-      c.params = known[info->id].params;
-      c.heads = known[info->id].heads;
-    }
-    if (c.id == "jordan-m3") c.headDim = 12;  // blocks of order 3 take 6 reals
-    if (c.params.count("head_dim")) {
-      c.headDim = static_cast<long long>(c.params["head_dim"]);
-      c.params.erase("head_dim");
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
-ModelConfig configFor(const CudaCase& c) {
-  ModelConfig cfg;
-  cfg.family = c.id;
-  cfg.familyParams = c.params;
-  cfg.heads = c.heads;
-  cfg.dModel = c.heads * c.headDim;
-  cfg.layers = 1;
-  cfg.vocab = 7;
-  return cfg;
-}
-
-double relError(const at::Tensor& got, const at::Tensor& want) {
-  if (!got.defined() && !want.defined()) return 0.0;
-  at::Tensor g = got.defined() ? got.to(torch::kCPU, torch::kDouble) : at::zeros_like(want);
-  at::Tensor w = want.defined() ? want.to(torch::kCPU, torch::kDouble) : at::zeros_like(g);
-  const double scale = w.abs().max().item<double>();
-  return (g - w).abs().max().item<double>() / (1.0 + scale);
-}
-
-struct Outputs {
-  at::Tensor y;
-  std::vector<at::Tensor> grads;  // q, k, v, then the position parameters
-};
-
-// The attention of the module's family on q, k, v (leaves on the module's device) and the
-// gradients of sum(y * w): the reference (materialised weights) or the fused entry point.
-Outputs runAttention(PositionModule& module, const at::Tensor& q, const at::Tensor& k,
-                     const at::Tensor& v, const at::Tensor& pos, const at::Tensor& w,
-                     bool allowFactorized, bool reference) {
-  std::vector<at::Tensor> params = module->parameters();
-  at::Tensor y = reference ? causalAttention(module->scorer(q, k, pos, allowFactorized), v,
-                                             /*block=*/q.size(2))
-                           : fusedCausalAttention(module->trainedScore(q, k, pos, allowFactorized),
-                                                  module->scoreScale(), pos, q, k, v, params);
-  std::vector<at::Tensor> inputs = {q, k, v};
-  inputs.insert(inputs.end(), params.begin(), params.end());
-  Outputs out;
-  out.y = y.detach();
-  out.grads = torch::autograd::grad({(y * w).sum()}, inputs, {}, /*retain_graph=*/false,
-                                    /*create_graph=*/false, /*allow_unused=*/true);
-  return out;
+ModelConfig configFor(const AttentionCase& c) {
+  return testing::attentionModelConfig(c, /*layers=*/1);
 }
 
 at::Tensor leaf(const at::Tensor& t, const at::TensorOptions& o) {
@@ -121,7 +56,7 @@ class CudaFusedFamily : public ::testing::TestWithParam<size_t> {};
 TEST_P(CudaFusedFamily, ValuesAndEveryGradientMatchTheFloat64CpuReference) {
   const std::string why = whyNoCuda();
   if (!why.empty()) GTEST_SKIP() << why;
-  const CudaCase c = cudaCases()[GetParam()];
+  const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(3);
   PositionModule module(configFor(c), /*trainLength=*/32);
   module->to(torch::kDouble);
@@ -140,8 +75,8 @@ TEST_P(CudaFusedFamily, ValuesAndEveryGradientMatchTheFloat64CpuReference) {
       at::Tensor w = randomQK(2, c.heads, T, c.headDim, at::kDouble, 24);
       at::Tensor pos = positions(0, T);
       module->to(torch::kCPU);
-      const Outputs ref = runAttention(module, leaf(q, cpu64), leaf(k, cpu64), leaf(v, cpu64), pos,
-                                       w, factorized, /*reference=*/true);
+      const AttentionOutputs ref = runAttention(module, leaf(q, cpu64), leaf(k, cpu64),
+                                                leaf(v, cpu64), pos, w, factorized, {true});
       module->to(torch::kCUDA);
       at::Tensor qg = leaf(q, gpu64), kg = leaf(k, gpu64), vg = leaf(v, gpu64);
       at::Tensor posg = pos.to(torch::kCUDA);
@@ -153,8 +88,8 @@ TEST_P(CudaFusedFamily, ValuesAndEveryGradientMatchTheFloat64CpuReference) {
         if (score.fq.defined())  // the factorized form: PosLab's kernel, not the generic path
           EXPECT_EQ(cudaAttentionRefusal(score, posg, vg), "") << where;
       }
-      const Outputs got =
-          runAttention(module, qg, kg, vg, posg, w.to(gpu64), factorized, /*reference=*/false);
+      const AttentionOutputs got =
+          runAttention(module, qg, kg, vg, posg, w.to(gpu64), factorized, {false});
       EXPECT_TRUE(got.y.is_cuda()) << where;
       EXPECT_LT(relError(got.y, ref.y), kTolerance64) << where << " values";
       for (size_t i = 0; i < ref.grads.size(); ++i) {
@@ -171,7 +106,7 @@ TEST_P(CudaFusedFamily, ValuesAndEveryGradientMatchTheFloat64CpuReference) {
 TEST_P(CudaFusedFamily, Float32ValuesMatchTheFloat64CpuReference) {
   const std::string why = whyNoCuda();
   if (!why.empty()) GTEST_SKIP() << why;
-  const CudaCase c = cudaCases()[GetParam()];
+  const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(4);
   PositionModule module(configFor(c), /*trainLength=*/32);
   torch::NoGradGuard guard;
@@ -192,12 +127,9 @@ TEST_P(CudaFusedFamily, Float32ValuesMatchTheFloat64CpuReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFamilies, CudaFusedFamily,
-                         ::testing::Range<size_t>(0, cudaCases().size()),
+                         ::testing::Range<size_t>(0, attentionCases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) {
-                           std::string n = cudaCases()[info.param].id;
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
+                           return testing::attentionCaseName(info.param);
                          });
 
 // Without CUDA the refusal names the reason, so that a skipped CUDA test is never mistaken for a

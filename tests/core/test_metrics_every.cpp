@@ -11,25 +11,19 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "test_support.h"
 #include "train/trainer.h"
 
 namespace poslab {
 namespace {
 
 TrainConfig run12() {
-  TrainConfig c;
-  c.model.family = "jordan-stabilized";  // learns gamma and eta: snapshots carry them
-  c.model.heads = 2;
-  c.model.layers = 1;
-  c.model.dModel = 32;
-  c.task.id = "kernel-lm";
-  c.task.trainLength = 24;
-  c.optim.batch = 8;
+  // jordan-stabilized learns gamma and eta: snapshots carry them.
+  TrainConfig c = testing::tinyKernelLmRun("jordan-stabilized", /*heads=*/2, /*dModel=*/32,
+                                           /*trainLength=*/24, /*batch=*/8, /*steps=*/12);
   c.run.seed = 3;
-  c.run.steps = 12;
   c.run.evalLengths = {24};
   c.run.evalSequences = 4;
-  c.run.device = "cpu";
   return c;
 }
 

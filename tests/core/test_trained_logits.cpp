@@ -24,10 +24,8 @@ namespace {
 using testing::maxAbsDiff;
 using testing::positions;
 using testing::randomQK;
+using testing::softplus;
 
-double softplus(double x) {
-  return std::log1p(std::exp(x));
-}
 constexpr double kGammaMin = 1e-4;  // MATH 2.3: gamma = softplus(raw) + 1e-4
 // Non-default raw values, exactly representable in float32.
 constexpr double kGammaRaw = -3.0;  // gamma = softplus(-3) + 1e-4 = 0.04868...

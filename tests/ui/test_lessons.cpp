@@ -35,18 +35,13 @@
 #include "main_window.h"
 #include "presentation/presentation_mode.h"
 #include "session/session_state.h"
+#include "test_files.h"
 #include "training/training_panel.h"
 
 using namespace poslab::ui;
 using nlohmann::json;
 
 namespace {
-
-void writeText(const QString& path, const QByteArray& text) {
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::WriteOnly));
-  f.write(text);
-}
 
 // What a step's merged state says the window shows, checked against the window.
 void expectStateShown(const MainWindow& w, const poslab::Lesson& lesson, size_t index) {

@@ -17,18 +17,13 @@
 #include "menus/file_menu.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
+#include "test_files.h"
 #include "training/training_panel.h"
 
 using namespace poslab::ui;
 using nlohmann::json;
 
 namespace {
-
-void writeText(const QString& path, const QByteArray& text) {
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::WriteOnly));
-  f.write(text);
-}
 
 // "poslab1." + base64url(qCompress(text)): a state string of any JSON text.
 QString packState(const QByteArray& text) {

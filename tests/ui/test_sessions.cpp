@@ -33,6 +33,7 @@
 #include "menus/presets_menu.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
+#include "test_files.h"
 #include "train/preset.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
@@ -44,12 +45,6 @@ namespace {
 
 json stateJson(const MainWindow& w) {
   return sessionToJson(captureSession(w));
-}
-
-void writeText(const QString& path, const QByteArray& text) {
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::WriteOnly));
-  f.write(text);
 }
 
 // A training setup unlike the panel's default in every field the panel shows and some it does not.
