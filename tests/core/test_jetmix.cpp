@@ -120,6 +120,28 @@ std::vector<JetSetting> settings() {
        0.5,
        20,
        {0.7, 1.2, 0.6, -0.9}},
+      {"jordan-m3-jetmix-alibi",
+       3,
+       {{"c", 0.8}, {"jet1", 0.6}, {"jet2", -0.4}, {"L", 20}, {"heads", 4}},
+       0.8,
+       20,
+       {1.0, 0.6, -0.4},
+       4,
+       true},
+      {"jordan-m4-jetmix-full-alibi",
+       4,
+       {{"c", 0.5},
+        {"jet0", 0.7},
+        {"jet1", 1.2},
+        {"jet2", 0.6},
+        {"jet3", -0.9},
+        {"L", 20},
+        {"heads", 4}},
+       0.5,
+       20,
+       {0.7, 1.2, 0.6, -0.9},
+       4,
+       true},
   };
 }
 
@@ -253,6 +275,8 @@ TEST(JetMix, InitialValuesAreTheReferences) {
       {"jordan-m3-jetmix", 3, 12, {0.10, 0.05}, false, 1.0},              // _m3_c150_g010_g005
       {"jordan-m4-jetmix", 4, 16, {0.30, 0.10, 0.05}, false, 1.0},        // _m4_c150_g030_g010_g005
       {"jordan-m4-jetmix-full", 4, 16, {1.0, 0.5, 0.3, 0.2}, true, 2.0},  // full_m4_..._g020
+      {"jordan-m3-jetmix-alibi", 3, 12, {0.10, 0.05}, false, 1.0},
+      {"jordan-m4-jetmix-full-alibi", 4, 16, {1.0, 0.5, 0.3, 0.2}, true, 2.0},
   };
   for (const Want& w : wants) {
     Built b = build(w.family, H, w.headDim, L);
@@ -279,6 +303,49 @@ TEST(JetMix, InitialValuesAreTheReferences) {
       const auto& v = snap.at("jet" + std::to_string(r));
       ASSERT_EQ(v.size(), static_cast<size_t>(H * nb)) << w.family;
       for (double x : v) EXPECT_NEAR(x, w.g[first + r - 1], 1e-6) << w.family << " jet" << r;
+    }
+    if (w.family.find("alibi") != std::string::npos)
+      EXPECT_EQ(b.module->encoding().heads(), H) << w.family << ": one ALiBi slope per head";
+  }
+}
+
+// jordan-scaled-alibi starts as jordan_exact_c150_eta010_alibi: gamma from 1.5 / L (floor 0),
+// eta from 0.010 with cap 0.1, one value per head and block.
+TEST(JetMix, ScaledAlibiStartsAtTheReferencesC150Eta010) {
+  constexpr long long H = 4, D = 8, L = 64;
+  Built b = build("jordan-scaled-alibi", H, D, L);
+  EXPECT_EQ(b.params.at("gamma_raw").sizes().vec(), (std::vector<int64_t>{H, D / 4}));
+  expectAll(b.params.at("gamma_raw"), invSoftplus(1.5 / L), 1e-6, "gamma_raw");
+  expectAll(b.params.at("eta_raw"), std::atanh(0.010 / 0.1), 1e-6, "eta_raw");
+}
+
+// The ALiBi compositions add exactly -m_h d to the base family's logits, in both forms.
+TEST(JetMix, AlibiCompositionsAddTheSlopes) {
+  const std::map<std::string, double> p = {{"heads", 4}, {"L", 20}, {"c", 0.5}};
+  struct Pair {
+    std::string composed, base;
+    long long D;
+  };
+  for (const Pair& pr : {Pair{"jordan-m3-jetmix-alibi", "jordan-m3-jetmix", 12},
+                         Pair{"jordan-m4-jetmix-full-alibi", "jordan-m4-jetmix-full", 16},
+                         Pair{"jordan-scaled-alibi", "jordan-scaled", 8}}) {
+    std::map<std::string, double> withD = p, baseP = p;
+    withD["head_dim"] = baseP["head_dim"] = static_cast<double>(pr.D);
+    baseP.erase("heads");
+    if (pr.base == "jordan-scaled") baseP["eta"] = withD["eta"] = 0.3;
+    auto composed = makeEncoding(pr.composed, withD);
+    auto base = makeEncoding(pr.base, baseP);
+    at::Tensor q = randomQK(1, 4, 16, pr.D, at::kDouble, 45);
+    at::Tensor k = randomQK(1, 4, 16, pr.D, at::kDouble, 46);
+    at::Tensor pos = positions(2, 16);
+    for (Form form : {Form::Direct, Form::Factorized}) {
+      at::Tensor diff = attentionLogits(*composed, q, k, pos, pos, form) -
+                        attentionLogits(*base, q, k, pos, pos, form);
+      for (long long h = 0; h < 4; ++h)
+        for (long long i = 0; i < 16; ++i)
+          for (long long j = 0; j <= i; ++j)
+            EXPECT_NEAR(diff[0][h][i][j].item<double>(), -kSlopes4[h] * (i - j), 1e-12)
+                << pr.composed << " h" << h << " i" << i << " j" << j;
     }
   }
 }
