@@ -2,6 +2,7 @@
 // squares and print mass, energy and leave-one-order-out per sector and order (docs/MATH.md 4.2);
 // for a sector target (or `all`, the reference's eight), the PJ adaptive recovery of MATH 4.2.5
 // (the PJ-RoPE reference's experiments/adaptive_spectrum_diagnostic.py).
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -231,9 +232,11 @@ void addDiagnoseCommand(CLI::App& app) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : d.rows)
       rows.push_back({r.sector, r.sector == "affine" ? "-" : std::to_string(r.order),
-                      formatNumber(r.mass, 4), formatNumber(r.massShare, 3),
+                      formatNumber(r.mass, 4),
+                      std::isnan(r.massShare) ? "-" : formatNumber(r.massShare, 3),
                       formatNumber(r.energy, 3), formatNumber(r.loo, 4)});
     printTable({"sector", "order", "mass", "share", "energy", "LOO"}, rows);
+    std::cout << "\n(share: of the FJ and LC masses; the affine mass g_aff |slope| stands apart)\n";
   });
 }
 

@@ -60,30 +60,45 @@ std::vector<EvalResult> evaluateShowingProgress(Trainer& trainer,
   return r;
 }
 
+// The learned position parameters: their mean over the layers, then with perLayer each layer's.
+void printPositionParameters(const RunResult& r, long long layers) {
+  auto print = [](const PositionParameters& p) {
+    for (const auto& [name, values] : p) {
+      std::cout << "  " << name << ":";
+      for (double v : values) std::cout << " " << formatNumber(v, 4);
+      std::cout << "\n";
+    }
+  };
+  if (r.position.empty()) return;
+  std::cout << "\nlearned position parameters (mean over " << layers
+            << (layers == 1 ? " layer" : " layers")
+            << (r.positionLayers.empty() && layers > 1 ? "; per layer with --per-layer" : "")
+            << "):\n";
+  print(r.position);
+  for (size_t l = 0; l < r.positionLayers.size(); ++l) {
+    std::cout << "\nlayer " << l << ":\n";
+    print(r.positionLayers[l]);
+  }
+}
+
 // The end of a finished run: the final evaluation if none was due, summary.json, and the table
 // (or the JSON document) on stdout.
 void reportRun(Trainer& trainer, const TrainConfig& cfg, std::vector<EvalResult> eval,
-               const std::string& dir, const std::string& checkpoint, bool json) {
+               const std::string& dir, const std::string& checkpoint, bool json, bool perLayer) {
   if (eval.empty()) eval = evaluateShowingProgress(trainer, cfg.run.evalLengths, 0);
   RunResult r;
   r.family = cfg.model.family;
   r.seed = cfg.run.seed;
   r.eval = eval;
-  r.position = trainer.positionParameters(0);
+  r.position = trainer.positionParametersMean();
+  if (perLayer) r.positionLayers = trainer.positionParametersByLayer();
   r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
   nlohmann::json doc = resultsJson(cfg.task.id, {r});
   doc["checkpoint"] = checkpoint;
   writeFileAtomically(dir + "/summary.json", [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
   if (json) return printJson(doc);
   printResultsTable({r}, makeTask(cfg.task)->hasAccuracy());
-  if (!r.position.empty()) {
-    std::cout << "\nlearned position parameters (layer 0):\n";
-    for (const auto& [name, values] : r.position) {
-      std::cout << "  " << name << ":";
-      for (double v : values) std::cout << " " << formatNumber(v, 4);
-      std::cout << "\n";
-    }
-  }
+  printPositionParameters(r, cfg.model.layers);
   if (!r.pjLoo.empty()) {
     std::cout << "\nleave-one-order-out (task-loss increase at T = " << cfg.task.trainLength
               << "):\n";
@@ -137,6 +152,7 @@ void addTrainCommand(CLI::App& app) {
     std::string out;
     bool force = false;
     bool resume = false;
+    bool perLayer = false;
     long long stopAfter = 0;
     DistOptions dist;
   };
@@ -148,6 +164,9 @@ void addTrainCommand(CLI::App& app) {
   cmd->add_flag("--resume", o->resume,
                 "continue the run in --out from its checkpoint (its own config; the training "
                 "options are not used)");
+  cmd->add_flag("--per-layer", o->perLayer,
+                "report the learned position parameters of each layer too (default: their mean "
+                "over the layers)");
   cmd->add_option("--stop-after", o->stopAfter,
                   "stop after this many steps of the run, with its checkpoint saved (continue "
                   "with --resume)")
@@ -249,7 +268,7 @@ void addTrainCommand(CLI::App& app) {
                   << ": continue with --resume --out " << dir << "\n";
         return;
       }
-      reportRun(trainer, cfg, eval, dir, checkpoint, o->t.common.json);
+      reportRun(trainer, cfg, eval, dir, checkpoint, o->t.common.json, o->perLayer);
     });
   });
 }
@@ -261,6 +280,7 @@ void addEvalCommand(CLI::App& app) {
     std::string lengths;
     long long sequences = 0;
     bool json = false;
+    bool perLayer = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--checkpoint", o->checkpoint, "checkpoint.pt of a run")->required();
@@ -268,6 +288,9 @@ void addEvalCommand(CLI::App& app) {
   cmd->add_option("--eval-sequences", o->sequences, "sequences per length (default: the run's)")
       ->check(integerIn(1, 1LL << 30));
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
+  cmd->add_flag("--per-layer", o->perLayer,
+                "report the learned position parameters of each layer too (default: their mean "
+                "over the layers)");
   cmd->callback([o] {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
     auto lengths = o->lengths.empty() ? trainer->config().run.evalLengths
@@ -276,11 +299,13 @@ void addEvalCommand(CLI::App& app) {
     r.family = trainer->config().model.family;
     r.seed = trainer->config().run.seed;
     r.eval = evaluateShowingProgress(*trainer, lengths, o->sequences);
-    r.position = trainer->positionParameters(0);
+    r.position = trainer->positionParametersMean();
+    if (o->perLayer) r.positionLayers = trainer->positionParametersByLayer();
     if (o->json) return printJson(resultsJson(trainer->config().task.id, {r}));
     std::cout << "Checkpoint " << o->checkpoint << ": " << r.family << " on "
               << trainer->config().task.id << ", step " << trainer->stepCount() << "\n\n";
     printResultsTable({r}, makeTask(trainer->config().task)->hasAccuracy());
+    printPositionParameters(r, trainer->config().model.layers);
   });
 }
 

@@ -34,7 +34,8 @@ nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>
     if (!r.variant.empty()) run["variant"] = r.variant;
     if (!r.error.empty()) run["error"] = r.error;
     run["seconds"] = r.seconds;
-    run["position"] = r.position;
+    run["position"] = r.position;  // the mean over layers
+    if (!r.positionLayers.empty()) run["position_layers"] = r.positionLayers;
     if (!r.pjLoo.empty()) {
       run["pj_loo"] = nlohmann::json::array();
       for (const auto& l : r.pjLoo)

@@ -45,8 +45,11 @@ PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
       kernel[n] += values[c][n];
     }
   const double kernelNorm = norm2(kernel);
+  // The share is over the FJ and LC masses (g alpha |zeta| per order); the affine sector has no
+  // orders and its mass g_aff |slope| is a different quantity, reported beside them (MATH 4.2.1).
   double massSum = 0;
-  for (const auto& c : comps) massSum += c.mass;
+  for (const auto& c : comps)
+    if (c.sector != PjSector::Affine) massSum += c.mass;
   const double nan = std::numeric_limits<double>::quiet_NaN();
 
   PjDiagnostics out;
@@ -56,7 +59,9 @@ PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
     row.sector = pjSectorName(comps[c].sector);
     row.order = comps[c].order;
     row.mass = comps[c].mass;
-    row.massShare = massSum > 0 ? comps[c].mass / massSum : 0.0;
+    row.massShare = comps[c].sector == PjSector::Affine ? nan
+                    : massSum > 0                       ? comps[c].mass / massSum
+                                                        : 0.0;
     row.energy = kernelNorm > 0 ? norm2(values[c]) / kernelNorm : 0.0;
     if (target.empty()) {
       row.loo = nan;

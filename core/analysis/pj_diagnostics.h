@@ -1,5 +1,6 @@
 // PJ-RoPE diagnostics (docs/MATH.md 4.2), per sector and jet order:
-//   effective mass     M = g_sector alpha_r |zeta_r| (affine: g_aff * slope), and M / sum M;
+//   effective mass     M = g_sector alpha_r |zeta_r| and its share M / sum of the FJ and LC M;
+//                      the affine sector's g_aff |slope| apart, with no share (never mixed in);
 //   functional energy  E = ||C|| / ||sum_j C_j|| over the evaluation lags;
 //   leave-one-out      LOO = MSE(kernel without C, target) - MSE(kernel, target).
 #pragma once
@@ -21,7 +22,7 @@ struct PjComponentDiagnostic {
   std::string sector;   // "FJ", "affine", "LC"
   long long order = 0;  // jet order r (0 for affine)
   double mass = 0;
-  double massShare = 0;  // mass / sum of masses
+  double massShare = 0;  // mass / sum of the FJ and LC masses; NaN for the affine row
   double energy = 0;
   double loo = 0;  // NaN when no target was given
 };

@@ -20,6 +20,7 @@ bool allDigits(const std::string& s) {
 // The shear time of a Jordan basis name ("d", "tau", "d/L") as markup.
 std::string timeLabel(const std::string& t, bool powered) {
   if (t == "tau") return "τ(d)";
+  if (t == "tau/L") return powered ? "(τ(d)/L)" : "τ(d)/L";
   if (t == "d/L") return powered ? "(d/L)" : "d/L";
   return t;
 }
@@ -37,7 +38,7 @@ std::string rotaryLabel(std::string name, bool withPhase) {
     time = timeLabel(name.substr(1, close - 1), true) + "^" + power;
     name = name.substr(star + 1);
   } else {
-    for (const char* t : {"d/L*", "tau*", "d*"})
+    for (const char* t : {"tau/L*", "d/L*", "tau*", "d*"})
       if (startsWith(name, t)) {
         const std::string bare(t, std::char_traits<char>::length(t) - 1);
         time = timeLabel(bare, false);

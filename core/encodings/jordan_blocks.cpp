@@ -29,6 +29,13 @@ at::Tensor perHead(const at::Tensor& t) {
   return t.dim() == 1 ? t.unsqueeze(0) : t;
 }
 
+// The jet mix's c_r as (Hg, nb) each, r < m (jordan_blocks.h).
+std::vector<at::Tensor> jetColumns(const JordanGroup& g, const at::Device& device) {
+  std::vector<at::Tensor> c;
+  for (long long r = 0; r < g.order; ++r) c.push_back(perHead(g.jet.select(0, r).to(device)));
+  return c;
+}
+
 // Throws unless the group's per-head tensors fit q's H heads.
 void requireHeads(const JordanGroup& g, int64_t heads) {
   for (const at::Tensor* t : {&g.gamma, &g.shear}) {
@@ -83,7 +90,32 @@ at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Te
 
   auto [re, im] = splitGroup(g, x);
   // Nilpotent part first (it commutes with the scalar factor).
-  if (g.order > 1) {
+  if (g.order > 1 && g.jet.defined()) {
+    // Keys: x'_l = sum_r a_r x_(l+r), P(-T(p)); queries: x'_l = sum_r b_r x_(l-r), the transpose
+    // of P(-T(p))^-1 (real coefficients, so also its adjoint).
+    at::Tensor T = positionShearTime(g, pos.to(at::kDouble)).view({1, -1, 1}) *
+                   perHead(g.shear.to(p.device())).unsqueeze(1);  // (Hg, T, nb)
+    std::vector<at::Tensor> c = jetColumns(g, p.device());
+    for (auto& cr : c) cr = cr.unsqueeze(1);  // (Hg, 1, nb)
+    std::vector<at::Tensor> coef = jetCoefficients(c, T);
+    if (query) coef = jetInverse(coef);
+    std::vector<at::Tensor> outRe, outIm;
+    for (long long l = 0; l < g.order; ++l) {
+      at::Tensor accRe, accIm;
+      for (long long r = 0; r < g.order; ++r) {
+        const long long src = query ? l - r : l + r;
+        if (src < 0 || src >= g.order) continue;
+        at::Tensor w = coef[r].to(x.device()).to(dtype).unsqueeze(0);  // (1, Hg, T, nb)
+        at::Tensor termRe = w * re.select(-1, src), termIm = w * im.select(-1, src);
+        accRe = accRe.defined() ? accRe + termRe : termRe;
+        accIm = accIm.defined() ? accIm + termIm : termIm;
+      }
+      outRe.push_back(accRe);
+      outIm.push_back(accIm);
+    }
+    re = at::stack(outRe, -1);
+    im = at::stack(outIm, -1);
+  } else if (g.order > 1) {
     at::Tensor t = positionShearTime(g, pos.to(at::kDouble)).view({1, -1, 1}) *
                    perHead(g.shear.to(p.device())).unsqueeze(1);  // (Hg, T, nb) = a * t(p)
     if (!query) t = -t;
@@ -188,17 +220,51 @@ at::Tensor groupScoresSeparable(const JordanGroup& g, const at::Tensor& qRe, con
   return score;
 }
 
-// Scores of one group block by block: nb (Tq, Tk) weights, safe for any gamma.
+// The nilpotent weights of a group per order r, each (Hg, nb, Tq, Tk) (or broadcastable to it):
+// (a t)^r / r! for the exponential shear; for the jet mix (Hg, nb, Tq, Tk)
+// w_r(i, j) = sum_{s<=r} b_s(i) a_(r-s)(j), the entries of P(-T(i))^-1 P(-T(j)).
+std::vector<at::Tensor> nilpotentWeights(const JordanGroup& g, const at::Tensor& t,
+                                         const at::Tensor& pi, const at::Tensor& pj) {
+  std::vector<at::Tensor> w;
+  if (!g.jet.defined()) {
+    at::Tensor shear = perHead(g.shear.to(t.device())).unsqueeze(-1).unsqueeze(-1);
+    at::Tensor at_ = shear * t.unsqueeze(0).unsqueeze(0);  // (Hg, nb, Tq, Tk)
+    for (long long r = 0; r < g.order; ++r)
+      w.push_back(r == 0 ? at::ones_like(at_) : at_.pow(static_cast<double>(r)) / factorial(r));
+    return w;
+  }
+  at::Tensor shear = perHead(g.shear.to(t.device())).unsqueeze(1);    // (Hg, 1, nb)
+  auto side = [&](const at::Tensor& p) {                              // p (T) -> a_r (Hg, nb, T)
+    at::Tensor T = positionShearTime(g, p).view({1, -1, 1}) * shear;  // (Hg, T, nb)
+    std::vector<at::Tensor> c = jetColumns(g, t.device());
+    for (auto& cr : c) cr = cr.unsqueeze(1);
+    std::vector<at::Tensor> a = jetCoefficients(c, T);
+    for (auto& ar : a) ar = ar.transpose(1, 2);
+    return a;
+  };
+  std::vector<at::Tensor> aj = side(pj.flatten()), bi = jetInverse(side(pi.flatten()));
+  for (long long r = 0; r < g.order; ++r) {
+    at::Tensor wr;
+    for (long long s = 0; s <= r; ++s) {
+      at::Tensor term = bi[s].unsqueeze(-1) * aj[r - s].unsqueeze(-2);  // (Hg, nb, Tq, Tk)
+      wr = wr.defined() ? wr + term : term;
+    }
+    w.push_back(wr);
+  }
+  return w;
+}
+
+// Scores of one group block by block: nb (Tq, Tk) weights, safe for any gamma; nil from
+// nilpotentWeights.
 at::Tensor groupScoresPerBlock(const JordanGroup& g, const at::Tensor& qRe, const at::Tensor& qIm,
-                               const at::Tensor& kRe, const at::Tensor& kIm, const at::Tensor& t,
-                               const at::Tensor& dSafe, const at::Tensor& causal) {
+                               const at::Tensor& kRe, const at::Tensor& kIm,
+                               const std::vector<at::Tensor>& nil, const at::Tensor& dSafe,
+                               const at::Tensor& causal) {
   const auto dtype = qRe.scalar_type();
   const auto device = qRe.device();
   // (Hg, nb, Tq, Tk): Hg = 1 when the group's decay and shear are shared by every head.
   at::Tensor gamma = perHead(g.gamma.to(dSafe.device())).unsqueeze(-1).unsqueeze(-1);
-  at::Tensor shear = perHead(g.shear.to(dSafe.device())).unsqueeze(-1).unsqueeze(-1);
   at::Tensor decay = at::exp(-gamma * dSafe.unsqueeze(0).unsqueeze(0));
-  at::Tensor at_ = shear * t.unsqueeze(0).unsqueeze(0);
   at::Tensor score;
   for (long long r = 0; r < g.order; ++r) {
     const long long n = g.order - r;
@@ -206,8 +272,7 @@ at::Tensor groupScoresPerBlock(const JordanGroup& g, const at::Tensor& qRe, cons
     at::Tensor qr = at::cat({qRe.narrow(-1, 0, n), qIm.narrow(-1, 0, n)}, -1).transpose(2, 3);
     at::Tensor kr = at::cat({kRe.narrow(-1, r, n), kIm.narrow(-1, r, n)}, -1).transpose(2, 3);
     at::Tensor products = at::matmul(qr, kr.transpose(-1, -2));  // (B, H, nb, Tq, Tk)
-    at::Tensor weight = decay;
-    if (r > 0) weight = decay * at_.pow(static_cast<double>(r)) / factorial(r);
+    at::Tensor weight = decay * nil[r];
     weight = at::where(causal.unsqueeze(0).unsqueeze(0), weight, at::zeros_like(weight))
                  .to(device)
                  .to(dtype);
@@ -233,6 +298,41 @@ long long firstPositionWhere(long long maxPos, const std::function<bool(double)>
 }
 
 }  // namespace
+
+std::vector<at::Tensor> jetCoefficients(const std::vector<at::Tensor>& c, const at::Tensor& T) {
+  std::vector<at::Tensor> a;
+  for (size_t r = 0; r < c.size(); ++r)
+    a.push_back(r == 0 ? c[0] * at::ones_like(T)
+                       : c[r] * (-T).pow(static_cast<double>(r)) / factorial(r));
+  return a;
+}
+
+std::vector<at::Tensor> jetInverse(const std::vector<at::Tensor>& a) {
+  std::vector<at::Tensor> b = {1.0 / a[0]};
+  for (size_t r = 1; r < a.size(); ++r) {
+    at::Tensor sum = a[1] * b[r - 1];
+    for (size_t p = 2; p <= r; ++p) sum = sum + a[p] * b[r - p];
+    b.push_back(-sum / a[0]);
+  }
+  return b;
+}
+
+std::vector<double> jetCoefficients(const std::vector<double>& c, double T) {
+  std::vector<double> a;
+  for (size_t r = 0; r < c.size(); ++r)
+    a.push_back(c[r] * std::pow(-T, static_cast<double>(r)) / factorial(static_cast<long long>(r)));
+  return a;
+}
+
+std::vector<double> jetInverse(const std::vector<double>& a) {
+  std::vector<double> b = {1.0 / a[0]};
+  for (size_t r = 1; r < a.size(); ++r) {
+    double sum = 0;
+    for (size_t p = 1; p <= r; ++p) sum += a[p] * b[r - p];
+    b.push_back(-sum / a[0]);
+  }
+  return b;
+}
 
 JordanGroup makeJordanGroup(long long offset, long long order, const std::vector<double>& gamma,
                             const std::vector<double>& omega, const std::vector<double>& shear,
@@ -280,22 +380,40 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
   for (const auto& g : layout.groups) {
     // Learnable layouts hand in tensors with grad, possibly on a GPU: read plain values.
     // Per head and block when either is (H, nb): every pair (gamma, shear) is checked.
-    auto both = at::broadcast_tensors({perHead(g.gamma.detach().to(at::kCPU, at::kDouble)),
-                                       perHead(g.shear.detach().to(at::kCPU, at::kDouble))});
+    std::vector<at::Tensor> parts = {perHead(g.gamma.detach().to(at::kCPU, at::kDouble)),
+                                     perHead(g.shear.detach().to(at::kCPU, at::kDouble))};
+    if (g.jet.defined())
+      for (long long r = 0; r < g.order; ++r)
+        parts.push_back(perHead(g.jet.detach().select(0, r).to(at::kCPU, at::kDouble)));
+    auto both = at::broadcast_tensors(parts);
     const at::Tensor gammaCpu = both[0].contiguous().flatten();
     const at::Tensor shearCpu = both[1].contiguous().flatten();
     auto gamma = gammaCpu.accessor<double, 1>();
     auto shear = shearCpu.accessor<double, 1>();
+    std::vector<at::Tensor> jetCpu;  // c_r, flattened like gamma
+    for (size_t r = 2; r < both.size(); ++r) jetCpu.push_back(both[r].contiguous().flatten());
+    std::vector<const double*> jetData;
+    for (const auto& cr : jetCpu) jetData.push_back(cr.data_ptr<double>());
     for (long long n = 0; n < gammaCpu.numel(); ++n) {
       const long long b = n % g.blocks;
       const double gam = gamma[n];
       const double a = std::abs(shear[n]);
       const long long m = g.order;
+      std::vector<double> cn;  // this head and block's c_r (jet mix)
+      for (const double* cr : jetData) cn.push_back(cr[n]);
       auto shearTime = [&](double p) {
         return g.kind == ShearKind::AbsoluteSaturating ? p / (1.0 + p / g.L) : p;
       };
-      // Largest polynomial factor sum_r (a t)^r / r!, the growth the nilpotent part adds.
+      // Largest polynomial factor sum_r (a t)^r / r!, the growth the nilpotent part adds; for the
+      // jet mix the larger of sum_r |a_r| (keys) and sum_r |b_r| (queries) at T = a t.
       auto poly = [&](double p) {
+        if (!jetCpu.empty()) {
+          const std::vector<double> a_ = jetCoefficients(cn, a * shearTime(p));
+          double keys = 0, queries = 0;
+          for (double v : a_) keys += std::abs(v);
+          for (double v : jetInverse(a_)) queries += std::abs(v);
+          return std::max(keys, queries);
+        }
         double sum = 0, term = 1;
         for (long long r = 0; r < m; ++r) {
           sum += term;
@@ -385,12 +503,15 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
       t = dSafe / (1.0 + dSafe / g.L);
     else
       t = pi / (1.0 + pi.abs() / g.L) - pj / (1.0 + pj.abs() / g.L);
-    const bool separable =
-        how == DirectScoring::Auto && decayFactorizesSafely(g, hi - lo, q.scalar_type());
-    score = score + (separable ? groupScoresSeparable(g, qRe, qIm, kRe, kIm, t,
-                                                      qPos.to(at::kDouble) - centre,
-                                                      kPos.to(at::kDouble) - centre)
-                               : groupScoresPerBlock(g, qRe, qIm, kRe, kIm, t, dSafe, causal));
+    // The jet mix's weights are per block and pair: block by block.
+    const bool separable = how == DirectScoring::Auto && !g.jet.defined() &&
+                           decayFactorizesSafely(g, hi - lo, q.scalar_type());
+    score =
+        score + (separable
+                     ? groupScoresSeparable(g, qRe, qIm, kRe, kIm, t, qPos.to(at::kDouble) - centre,
+                                            kPos.to(at::kDouble) - centre)
+                     : groupScoresPerBlock(g, qRe, qIm, kRe, kIm, nilpotentWeights(g, t, pi, pj),
+                                           dSafe, causal));
   }
   return at::where(causal.to(q.device()), score, at::zeros_like(score));
 }

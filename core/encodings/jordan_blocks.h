@@ -39,6 +39,11 @@ struct JordanGroup {
   at::Tensor gamma;  // (nb) or (H, nb) float64 decay per block, >= 0
   at::Tensor omega;  // (nb) float64 frequency per block, rad per position
   at::Tensor shear;  // (nb) or (H, nb) float64 shear coefficient a per block (eta, or eta / L)
+  // Jet mix (MATH 1.7.9): undefined for the exponential shear above; else (m, nb) or (m, H, nb)
+  // float64 coefficients c_0..c_(m-1), and each side's nilpotent factor is
+  // P(-T(p)) = sum_r c_r (-T(p))^r / r! N^r with T(p) = a * (p or tau(p)): keys P(-T(j)), queries
+  // the inverse-transpose of P(-T(i)), so the score holds P(-T(i))^-1 P(-T(j)). c = 1 is exp.
+  at::Tensor jet;
   ShearKind kind = ShearKind::Linear;
   double L = 256;  // context scale of tau
 
@@ -82,6 +87,15 @@ PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bo
 void appendJordanBlockBasis(LagBasis& basis, double gamma, double omega, double shear,
                             long long order, ShearKind kind, double L, const std::string& timeName,
                             double timeUnit = 1.0, bool decayed = true);
+
+// The jet mix's nilpotent coefficients (MATH 1.7.9) at shear time T: a_r = c_r (-T)^r / r!, r < m,
+// the factor P(-T) of a key; and the Toeplitz inverse b_0 = 1 / a_0,
+// b_r = -(sum_{p=1..r} a_p b_(r-p)) / a_0, the factor P(-T)^-1 of a query. Tensors broadcast
+// (c_r against T); the double forms are for one block.
+std::vector<at::Tensor> jetCoefficients(const std::vector<at::Tensor>& c, const at::Tensor& T);
+std::vector<at::Tensor> jetInverse(const std::vector<at::Tensor>& a);
+std::vector<double> jetCoefficients(const std::vector<double>& c, double T);
+std::vector<double> jetInverse(const std::vector<double>& a);
 
 // tau(d) = d / (1 + |d| / L): the stabilized shear time of MATH 1.7.5.
 inline double stabilizedTau(double d, double L) {

@@ -16,6 +16,12 @@ struct RotaryLearnables {
   double etaMax = 0.1;     // eta = etaMax tanh(raw), e.g. 0.1 (or 1 in units of d / L)
   bool shearPerL = false;  // the shear coefficient is eta / L (shear time d / L)
   double gammaMin = 1e-4;  // gamma = softplus(raw) + gammaMin (0 for the scaled-exact family)
+  // The jet mix (MATH 1.7.9): the group whose jet coefficients c_1..c_(m-1) are learned, as
+  // c_r = jetMax tanh(raw) (jet_raw (m-1, H, nb)), and c_0 too when learnJet0 (jet0_raw (H, nb));
+  // -1: none.
+  int jetGroup = -1;
+  double jetMax = 1.0;  // e.g. 1, or 2 (the reference's jetmixfull)
+  bool learnJet0 = false;
 };
 
 class RotaryEncoding : public Encoding {

@@ -30,15 +30,28 @@ double rotaryLogNormSq(const JordanLayout& layout, const std::vector<double>& x,
     for (long long b = 0; b < g.blocks; ++b) {
       const long long off = g.offset + 2 * g.order * b;
       const double s = (query ? 1.0 : -1.0) * shear[b] * t;
+      // Coefficient of power r: s^r / r!, or the jet mix's a_r (keys) and b_r (queries).
+      std::vector<double> coefs;
+      if (g.jet.defined()) {
+        std::vector<double> c;
+        for (long long r = 0; r < g.order; ++r) c.push_back(g.jet[r][b].item<double>());
+        coefs = jetCoefficients(c, shear[b] * t);
+        if (query) coefs = jetInverse(coefs);
+      } else {
+        double coef = 1;
+        for (long long r = 0; r < g.order; ++r) {
+          if (r > 0) coef *= s / static_cast<double>(r);
+          coefs.push_back(coef);
+        }
+      }
       double sq = 0;
       for (long long l = 0; l < g.order; ++l) {
-        double re = 0, im = 0, coef = 1;
+        double re = 0, im = 0;
         for (long long r = 0; r < g.order; ++r) {
           const long long src = query ? l - r : l + r;
-          if (r > 0) coef *= s / static_cast<double>(r);
           if (src < 0 || src >= g.order) continue;
-          re += coef * x[off + 2 * src];
-          im += coef * x[off + 2 * src + 1];
+          re += coefs[r] * x[off + 2 * src];
+          im += coefs[r] * x[off + 2 * src + 1];
         }
         sq += re * re + im * im;
       }

@@ -5,7 +5,9 @@
 // with one raw value per head and block of the group, gamma_raw and eta_raw (H, nb) as the
 // reference code's JordanRoPE, and the shear coefficient a = eta (or eta / L for the families whose
 // shear time is d / L). Blocks with lambda = 0 (PJ-rotary's affine sector) keep gamma = 0 through
-// a mask (nb), shared by the heads.
+// a mask (nb), shared by the heads. The jet mix (MATH 1.7.9) learns its coefficients
+// c_r = jet_max tanh(raw): jet_raw (m-1, H, nb) for r >= 1 and, where the family says, jet0_raw
+// (H, nb) for c_0 (else c_0 stays the family's, 1 by default).
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -33,6 +35,9 @@ class RotaryForm : public TrainableForm {
     shearPerEta_ = r.shearPerL ? 1.0 / enc.params().get("L") : 1.0;
     if (r.gammaGroup >= 0 && !ctx.pinned.count("gamma")) gammaGroup_ = r.gammaGroup;
     if (r.etaGroup >= 0 && !ctx.pinned.count("eta")) etaGroup_ = r.etaGroup;
+    if (r.jetGroup >= 0 && !ctx.pinned.count("jet")) jetGroup_ = r.jetGroup;
+    jetMax_ = r.jetMax;
+    learnJet0_ = r.learnJet0;
   }
 
   std::vector<Learnable> learnables() const override {
@@ -56,6 +61,17 @@ class RotaryForm : public TrainableForm {
         raw.push_back(std::atanh(eta));
       }
       out.push_back({"eta_raw", perHeadCopy(at::tensor(raw, f64))});
+    }
+    if (jetGroup_ >= 0) {
+      // raw = atanh(c / jetMax), clamped at 1 - 1e-6 as the reference's _atanh_clamped.
+      const JordanGroup& g = layout_.groups[jetGroup_];
+      auto raw = [&](const at::Tensor& c) {  // (nb) -> (H, nb)
+        return perHeadCopy(at::atanh((c / jetMax_).clamp(-0.999999, 0.999999)));
+      };
+      if (learnJet0_) out.push_back({"jet0_raw", raw(g.jet.select(0, 0))});
+      std::vector<at::Tensor> rows;
+      for (long long r = 1; r < g.order; ++r) rows.push_back(raw(g.jet.select(0, r)));
+      out.push_back({"jet_raw", at::stack(rows, 0)});  // (m-1, H, nb)
     }
     return out;
   }
@@ -96,6 +112,11 @@ class RotaryForm : public TrainableForm {
     // (H, nb) flattened head by head: entry h * nb + b is head h, block b.
     if (gammaGroup_ >= 0) out["gamma"] = tensorValues(layout.groups[gammaGroup_].gamma);
     if (etaGroup_ >= 0) out["eta"] = tensorValues(layout.groups[etaGroup_].shear / shearPerEta_);
+    if (jetGroup_ >= 0) {
+      const at::Tensor& jet = layout.groups[jetGroup_].jet;  // (m, H, nb)
+      for (int64_t r = learnJet0_ ? 0 : 1; r < jet.size(0); ++r)
+        out["jet" + std::to_string(r)] = tensorValues(jet.select(0, r));
+    }
     return out;
   }
 
@@ -117,6 +138,14 @@ class RotaryForm : public TrainableForm {
       JordanGroup& g = layout.groups[etaGroup_];
       g.shear = etaMax_ * at::tanh(raw.at("eta_raw").to(at::kDouble)) * shearPerEta_;
     }
+    if (jetGroup_ >= 0) {
+      JordanGroup& g = layout.groups[jetGroup_];
+      at::Tensor c = jetMax_ * at::tanh(raw.at("jet_raw").to(at::kDouble));  // (m-1, H, nb)
+      at::Tensor c0 = learnJet0_
+                          ? jetMax_ * at::tanh(raw.at("jet0_raw").to(at::kDouble))
+                          : g.jet.select(0, 0).to(c.device()).unsqueeze(0).expand({c.size(1), -1});
+      g.jet = at::cat({c0.unsqueeze(0), c}, 0);  // (m, H, nb)
+    }
     return layout;
   }
 
@@ -124,7 +153,9 @@ class RotaryForm : public TrainableForm {
   JordanLayout layout_;  // the family's layout at its initial values
   bool isPureRotation_ = false;
   int gammaGroup_ = -1, etaGroup_ = -1;  // the groups learned here; -1: fixed or pinned
-  double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4;
+  int jetGroup_ = -1;                    // the group whose jet coefficients are learned
+  double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4, jetMax_ = 1.0;
+  bool learnJet0_ = false;
   long long heads_ = 1;  // H: gamma_raw and eta_raw are (H, nb)
 };
 }  // namespace

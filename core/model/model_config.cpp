@@ -21,7 +21,7 @@ const std::vector<JsonField<ModelConfig>>& modelFields() {
       {"family_params", &ModelConfig::familyParams, anyValue(),
        "family parameter overrides by name; the family checks them"},
       {"pinned", &ModelConfig::pinned,
-       oneOf({"gamma", "eta", "gates", "orders", "coefficients", "kappa", "slope", "delta"}),
+       oneOf({"gamma", "eta", "gates", "orders", "coefficients", "kappa", "slope", "delta", "jet"}),
        "position parameters held fixed"},
       {"vocab", &ModelConfig::vocab, inRange(0, 1 << 20), "0: from the task"},
       {"d_model", &ModelConfig::dModel, inRange(4, 4096), "residual width C"},

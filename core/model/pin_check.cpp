@@ -15,7 +15,7 @@ const std::vector<std::pair<std::string, std::string>>& pinParameters() {
   static const std::vector<std::pair<std::string, std::string>> kMap = {
       {"gamma", "gamma_raw"},        {"eta", "eta_raw"},          {"gates", "gate_logits"},
       {"orders", "alpha_fj_logits"}, {"coefficients", "zeta_fj"}, {"kappa", "kappa_raw"},
-      {"slope", "slope_raw"},        {"delta", "delta"}};
+      {"slope", "slope_raw"},        {"delta", "delta"},          {"jet", "jet_raw"}};
   return kMap;
 }
 }  // namespace

@@ -50,7 +50,7 @@ bool trainRun(const PlannedRun& p, RunResult& r,
   // A run with no step left has had no final evaluation.
   r.eval = !trained.last.eval.empty() ? trained.last.eval
                                       : trainer.evaluate(trainer.config().run.evalLengths);
-  r.position = trainer.positionParameters(0);
+  r.position = trainer.positionParametersMean();
   r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);

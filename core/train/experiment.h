@@ -21,7 +21,9 @@ struct RunResult {
   uint64_t seed = 0;
   std::string variant;  // task variant (e.g. the teacher), empty if none
   std::vector<EvalResult> eval;
-  std::map<std::string, std::vector<double>> position;  // learned position parameters, layer 0
+  std::map<std::string, std::vector<double>>
+      position;  // learned position parameters, mean over layers
+  std::vector<std::map<std::string, std::vector<double>>> positionLayers;  // per layer, on request
   std::vector<OrderLoo> pjLoo;  // PJ-bias: task-loss increase per zeroed order
   double seconds = 0;
   double tokensPerSecond = 0;

@@ -85,10 +85,21 @@ std::vector<OrderLoo> Trainer::pjOrderLoo(long long length) {
   return out;
 }
 
-std::map<std::string, std::vector<double>> Trainer::positionParameters(long long layer) const {
+PositionParameters Trainer::positionParameters(long long layer) const {
   auto modules = s_->model->positionModules();
   if (layer < 0 || layer >= static_cast<long long>(modules.size())) return {};
   return modules[layer]->snapshot();
+}
+
+std::vector<PositionParameters> Trainer::positionParametersByLayer() const {
+  std::vector<PositionParameters> out;
+  for (const auto& m : s_->model->positionModules()) out.push_back(m->snapshot());
+  if (!out.empty() && out.front().empty()) return {};
+  return out;
+}
+
+PositionParameters Trainer::positionParametersMean() const {
+  return meanOverLayers(positionParametersByLayer());
 }
 
 }  // namespace poslab

@@ -14,6 +14,23 @@ nlohmann::json number(double v) {
 double numberOf(const nlohmann::json& j) {
   return j.is_null() ? NAN : j.get<double>();
 }
+nlohmann::json positionJson(const std::map<std::string, std::vector<double>>& p) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, values] : p) {
+    nlohmann::json v = nlohmann::json::array();
+    for (double x : values) v.push_back(number(x));
+    out[name] = v;
+  }
+  return out;
+}
+std::map<std::string, std::vector<double>> positionFromJson(const nlohmann::json& j) {
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& [name, values] : j.items()) {
+    std::vector<double>& v = out[name];
+    for (const auto& x : values) v.push_back(numberOf(x));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -27,21 +44,23 @@ nlohmann::json runResultToJson(const RunResult& r) {
                     {"accuracy", number(e.accuracy)},
                     {"accuracy_by_distance", byDistance}});
   }
-  nlohmann::json position = nlohmann::json::object();
-  for (const auto& [name, values] : r.position) {
-    nlohmann::json v = nlohmann::json::array();
-    for (double x : values) v.push_back(number(x));
-    position[name] = v;
-  }
+  nlohmann::json position = positionJson(r.position);
   nlohmann::json loo = nlohmann::json::array();
   for (const auto& l : r.pjLoo)
     loo.push_back(
         {{"sector", l.sector}, {"order", l.order}, {"loss_increase", number(l.lossIncrease)}});
-  return {{"family", r.family},   {"seed", r.seed},
-          {"variant", r.variant}, {"eval", eval},
-          {"position", position}, {"pj_loo", loo},
-          {"seconds", r.seconds}, {"tokens_per_second", r.tokensPerSecond},
-          {"error", r.error}};
+  nlohmann::json out{{"family", r.family},   {"seed", r.seed},
+                     {"variant", r.variant}, {"eval", eval},
+                     {"position", position}, {"pj_loo", loo},
+                     {"seconds", r.seconds}, {"tokens_per_second", r.tokensPerSecond},
+                     {"error", r.error}};
+  // Per layer only when asked for (train / eval --per-layer); "position" is their mean.
+  if (!r.positionLayers.empty()) {
+    out["position_layers"] = nlohmann::json::array();
+    for (const auto& layer : r.positionLayers)
+      out["position_layers"].push_back(positionJson(layer));
+  }
+  return out;
 }
 
 RunResult runResultFromJson(const nlohmann::json& j, const std::string& source) {
@@ -59,10 +78,10 @@ RunResult runResultFromJson(const nlohmann::json& j, const std::string& source) 
         x.accuracyByDistance[p.at(0).get<long long>()] = numberOf(p.at(1));
       r.eval.push_back(x);
     }
-    for (const auto& [name, values] : j.at("position").items()) {
-      std::vector<double>& out = r.position[name];
-      for (const auto& v : values) out.push_back(numberOf(v));
-    }
+    r.position = positionFromJson(j.at("position"));
+    if (j.contains("position_layers"))
+      for (const auto& layer : j.at("position_layers"))
+        r.positionLayers.push_back(positionFromJson(layer));
     for (const auto& l : j.at("pj_loo"))
       r.pjLoo.push_back({l.at("sector").get<std::string>(), l.at("order").get<long long>(),
                          numberOf(l.at("loss_increase"))});

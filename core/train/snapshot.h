@@ -34,9 +34,10 @@ struct Snapshot {
   double lr = 0;
   double gradNorm = 0;  // before clipping
   double tokensPerSecond = 0;
-  std::map<std::string, std::vector<double>> position;  // learned position parameters (layer 0)
-  std::vector<EvalResult> eval;                         // filled on evaluation steps
-  std::string message;  // for people: why the run stopped, what failed (may be empty)
+  std::map<std::string, std::vector<double>>
+      position;                  // learned position parameters, mean over layers
+  std::vector<EvalResult> eval;  // filled on evaluation steps
+  std::string message;           // for people: why the run stopped, what failed (may be empty)
 };
 
 }  // namespace poslab

@@ -288,7 +288,7 @@ Snapshot Trainer::step() {
   snap.lr = lr;
   snap.gradNorm = gradNorm;
   snap.tokensPerSecond = static_cast<double>(b.tokens.numel()) / std::max(seconds, 1e-9);
-  if (readMetrics) snap.position = positionParameters(0);
+  if (readMetrics) snap.position = positionParametersMean();
   return snap;
 }
 

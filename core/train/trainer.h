@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "train/inspection.h"  // AttentionSample, ExamplePrediction
+#include "train/position_summary.h"
 #include "train/snapshot.h"
 #include "train/train_config.h"
 #include "util/error.h"
@@ -69,8 +70,12 @@ class Trainer {
   at::Tensor predictLogits(const at::Tensor& tokens);
   // The task as evaluation sees it (for text, the held-out split).
   const Task& evalTask() const;
-  // Learned position parameters of layer `layer`.
-  std::map<std::string, std::vector<double>> positionParameters(long long layer = 0) const;
+  // Learned position parameters of layer `layer` (empty for a layer the model does not have).
+  PositionParameters positionParameters(long long layer) const;
+  // Every layer's, layer 0 first (empty for a family without position parameters).
+  std::vector<PositionParameters> positionParametersByLayer() const;
+  // Their mean over the layers (meanOverLayers): what reports and snapshots show by default.
+  PositionParameters positionParametersMean() const;
 
   // Data-parallel training over the group's ranks (data_parallel_step.cpp): from now on each
   // step() trains rows [rank * B / N, (rank + 1) * B / N) of the single-process batch of B rows,

@@ -171,7 +171,7 @@ void TrainingWorker::loop() {
       Snapshot snap;
       snap.event = SnapshotEvent::Reset;
       snap.message = "reset";
-      snap.position = trainer_->positionParameters(0);
+      snap.position = trainer_->positionParametersMean();
       if (onSnapshot_) onSnapshot_(snap);
     } else if (doOne || playing_) {
       if (isFinalStep(config_.run, trainer_->stepCount())) {

@@ -18,14 +18,15 @@ json_has() {  # json_has NAME FILE JQ-LIKE-PYTHON-EXPR
   if /usr/bin/python3 -c "import json,sys; d=json.load(open('$2')); assert $3, 'assertion'" 2>"$tmp/pyerr"; then ok; else fail "$1: $(tail -1 "$tmp/pyerr")"; fi
 }
 
-# families: all 24 ids
+# families: all 30 ids
 expect_ok families "$cli" families
 "$cli" families --json > "$tmp/f.json"
-json_has families-json "$tmp/f.json" "len(d['families']) == 24 and all('params' in f for f in d['families'])"
+json_has families-json "$tmp/f.json" "len(d['families']) == 30 and all('params' in f for f in d['families'])"
 for id in nope rope rope-pi rope-ntk rope-yarn rope-ntk-affine xpos alibi rope-alibi damped-rope \
           direct-sum jordan-exact jordan-stabilized jordan-stabilized-abs jordan-scaled jordan-m3 \
-          jordan-m4 jordan-m3-exact jordan-m4-exact jordan-m3-scaled jordan-m4-scaled pj-bias \
-          pj-rotary pope; do
+          jordan-m4 jordan-m3-exact jordan-m4-exact jordan-m3-scaled jordan-m4-scaled \
+          jordan-m3-jetmix jordan-m4-jetmix jordan-m4-jetmix-full jordan-scaled-alibi \
+          jordan-m3-jetmix-alibi jordan-m4-jetmix-full-alibi pj-bias pj-rotary pope; do
   json_has "family-$id" "$tmp/f.json" "'$id' in [f['id'] for f in d['families']]"
 done
 
@@ -59,7 +60,7 @@ json_has attention-toeplitz "$tmp/a.json" "d['logit_toeplitz_deviation'] < 1e-9"
 "$cli" attention --family jordan-stabilized-abs --T 64 --out "$tmp/b.csv" --json > "$tmp/b.json"
 json_has attention-abs-not-toeplitz "$tmp/b.json" "d['logit_toeplitz_deviation'] > 1e-3"
 "$cli" diagnose --json > "$tmp/d.json"
-json_has diagnose-fj1 "$tmp/d.json" "max(d['rows'], key=lambda r: r['mass_share'])['sector']=='FJ' and max(d['rows'], key=lambda r: r['mass_share'])['order']==1"
+json_has diagnose-fj1 "$tmp/d.json" "max([r for r in d['rows'] if r['sector'] != 'affine'], key=lambda r: r['mass_share'])['sector']=='FJ' and max([r for r in d['rows'] if r['sector'] != 'affine'], key=lambda r: r['mass_share'])['order']==1 and [r['mass_share'] for r in d['rows'] if r['sector'] == 'affine'] == [None]"
 # diagnose a sector target: the adaptive recovery (small, float64 so the numbers are stable)
 "$cli" diagnose --target phase,first_jet --train-len 128 --eval-len 256 --steps 300 --restarts 1 \
   --float64 --json > "$tmp/da.json"

@@ -29,6 +29,8 @@ TEST(BasisLabel, LabelsTheFunctionsOfMath1) {
       {"exp", "e^{−γd}"},
       {"tau*exp", "τ(d) e^{−γd}"},  // direct sum's Jordan half at ω = 0, MATH 1.6
       {"(tau/L)*exp", "(τ(d)/L) e^{−γd}"},
+      {"tau/L*exp*cos", "τ(d)/L e^{−γd} cos ωd"},  // jet mix, MATH 1.7.9
+      {"(tau/L)^2*exp*sin", "(τ(d)/L)^2 e^{−γd} sin ωd"},
       {"FJ2_cos", "FJ_{2}: (d/L)^{2} e^{−κd/L} cos ωd"},  // PJ, MATH 1.8.2
       {"LC0_sin", "LC_{0}: β_L^{0} sin ωφ_L"},
       {"affine", "−ρ(d)"},

@@ -67,10 +67,18 @@ INSTANTIATE_TEST_SUITE_P(AllFamilies, Relativity,
                          });
 
 // The families with the reference's bounded absolute shear are not relative: tau(i) - tau(j) is
-// not a function of i - j (MATH 1.7.6); every other family is.
+// not a function of i - j (MATH 1.7.6), nor are the jet mix's T_i and T_j (MATH 1.7.9); every
+// other family is.
 TEST(Relativity, OnlyTheAbsoluteShearFamiliesAreNotRelative) {
-  const std::set<std::string> absolute = {"jordan-stabilized-abs", "direct-sum", "jordan-m3",
-                                          "jordan-m4"};
+  const std::set<std::string> absolute = {"jordan-stabilized-abs",
+                                          "direct-sum",
+                                          "jordan-m3",
+                                          "jordan-m4",
+                                          "jordan-m3-jetmix",
+                                          "jordan-m4-jetmix",
+                                          "jordan-m4-jetmix-full",
+                                          "jordan-m3-jetmix-alibi",
+                                          "jordan-m4-jetmix-full-alibi"};
   for (const auto& fc : allFamilyCases()) {
     auto enc = makeEncoding(fc.id, fc.params);
     EXPECT_EQ(enc->isRelative(), absolute.count(fc.id) == 0) << fc.id;

@@ -87,6 +87,31 @@ auto scaledGammaEta(double L, double etaMax) {
   };
 }
 
+// Jet mix (MATH 1.7.9): gamma = softplus(raw) with floor 0, stated as c = gamma L; the jets
+// c_r = jet_max tanh(raw_r) with a different raw value per order r (and c_0 where learned).
+double jetRaw(long long r) {
+  return 0.5 - 0.375 * static_cast<double>(r);  // 0.125, -0.25, -0.625: exact in float32
+}
+auto jetMix(double L, long long order, double jetMax, bool learnJet0) {
+  return [=](PositionModuleImpl& m) {
+    fill(m, "gamma_raw", kGammaRaw);
+    std::map<std::string, double> learned{{"c", softplus(kGammaRaw) * L}};
+    {
+      torch::NoGradGuard guard;
+      for (auto& p : m.named_parameters(/*recurse=*/false))
+        if (p.key() == "jet_raw")
+          for (long long r = 1; r < order; ++r) p.value()[r - 1].fill_(jetRaw(r));
+    }
+    for (long long r = 1; r < order; ++r)
+      learned["jet" + std::to_string(r)] = jetMax * std::tanh(jetRaw(r));
+    if (learnJet0) {
+      fill(m, "jet0_raw", 0.375);
+      learned["jet0"] = jetMax * std::tanh(0.375);
+    }
+    return learned;
+  };
+}
+
 // NTK-RoPE + affine: slope a_h = softplus(slope_raw) (MATH 1.2.6).
 constexpr double kSlopeRaw = 0.625;
 std::map<std::string, double> setSlope(PositionModuleImpl& m) {
@@ -232,6 +257,23 @@ const std::vector<TrainedCase>& trainedCases() {
       {"jordan-m4-exact", {}, 2, 16, gammaEta(true, true, 0.1), {}},
       {"jordan-m3-scaled", {{"c", 0.5}, {"L", 24}}, 2, 12, scaledGammaEta(24, 1.0), {}},
       {"jordan-m4-scaled", {{"c", 0.5}, {"L", 24}}, 2, 16, scaledGammaEta(24, 1.0), {}},
+      {"jordan-m3-jetmix", {{"L", 24}}, 2, 12, jetMix(24, 3, 1.0, false), {}},
+      {"jordan-m4-jetmix", {{"L", 24}}, 2, 16, jetMix(24, 4, 1.0, false), {}},
+      {"jordan-m4-jetmix-full", {{"L", 24}}, 2, 16, jetMix(24, 4, 2.0, true), {}},
+      // + ALiBi: the base family's learnables; the fixed slopes are the reference logit's.
+      {"jordan-scaled-alibi",
+       {{"c", 0.5}, {"L", 24}, {"heads", 4}},
+       4,
+       8,
+       scaledGammaEta(24, 0.1),
+       {}},
+      {"jordan-m3-jetmix-alibi", {{"L", 24}, {"heads", 4}}, 4, 12, jetMix(24, 3, 1.0, false), {}},
+      {"jordan-m4-jetmix-full-alibi",
+       {{"L", 24}, {"heads", 4}},
+       4,
+       16,
+       jetMix(24, 4, 2.0, true),
+       {}},
       {"pj-bias",
        {{"heads", kPjHeads}, {"L", kPjL}, {"order", kPjOrder}, {"rho", 1}},
        kPjHeads,

@@ -1,5 +1,7 @@
 #include "explorer/diagnostics_view.h"
 
+#include <cmath>
+
 #include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -86,7 +88,7 @@ void DiagnosticsView::showResult(const ExplorerResult& result) {
     const auto& r = d.rows[i];
     const double key = static_cast<double>(i + 1);
     keys.push_back(key);
-    share.push_back(r.massShare);
+    share.push_back(std::isnan(r.massShare) ? 0.0 : r.massShare);  // affine: no share, no bar
     energy.push_back(r.energy);
     loo.push_back(r.loo);
     const QString sector = QString::fromStdString(r.sector);

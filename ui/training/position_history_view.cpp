@@ -27,7 +27,7 @@ PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout;
   parameter_ = new QComboBox(this);
   parameter_->setObjectName("positionParameter");
-  parameter_->setToolTip(tr("A learned position parameter of layer 0"));
+  parameter_->setToolTip(tr("A learned position parameter, mean over the layers"));
   parameter_->setMinimumContentsLength(12);
   each_ = new QCheckBox(tr("one line per head / block"), this);
   each_->setObjectName("positionEachComponent");

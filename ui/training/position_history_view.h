@@ -1,7 +1,7 @@
 // The learned position parameters of each run (Snapshot::position: gamma, eta, gates, masses,
-// kappa, delta, ... of layer 0) against the step. One parameter at a time; each run (family) a
-// colour; its components (one per head or block) either as one line each, in the run's colour
-// with a dash per component, or averaged into one line.
+// kappa, delta, ..., mean over the layers) against the step. One parameter at a time; each run
+// (family) a colour; its components (one per head or block) either as one line each, in the run's
+// colour with a dash per component, or averaged into one line.
 #pragma once
 
 #include <QStringList>
