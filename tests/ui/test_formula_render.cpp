@@ -9,6 +9,7 @@
 #include "bridge/catalog.h"
 #include "math/formula_markup.h"
 #include "math/formula_render.h"
+#include "math/prose_markup.h"
 
 using namespace poslab::ui;
 
@@ -114,6 +115,17 @@ class FormulaRenderTest : public QObject {
     QCOMPARE(breakFormula(f, style(), full + 1), QStringList{f});
     // A single term wider than the line stays whole.
     QCOMPARE(breakFormula(QStringLiteral("abcdefgh"), style(), 5), QStringList{"abcdefgh"});
+  }
+
+  // Lesson prose, cut by core's splitProse: paragraphs at blank lines, formulas typeset (rich
+  // text) or in Unicode (plain text), \$ a dollar sign, an unclosed $ kept as written.
+  void proseKeepsItsFormulasAndDollarSigns() {
+    const QString text = QStringLiteral("costs \\$5, $x_{b}$\n\nthen $e^{−γd}$ and an unclosed $y");
+    QCOMPARE(proseToHtml(text),
+             QStringLiteral("<p>costs $5, x<sub>b</sub></p><p>then e<sup>−γd</sup> and an "
+                            "unclosed $y</p>"));
+    QCOMPARE(proseToPlainText(text), QStringLiteral("costs $5, x_b\nthen e⁻ᵞᵈ and an unclosed $y"));
+    QCOMPARE(proseToHtml(QStringLiteral("a < b $$")), QStringLiteral("<p>a &lt; b </p>"));
   }
 
   // Every family's formula, one per row, saved for looking at (FORMULA_SHOTS or the temp dir).
