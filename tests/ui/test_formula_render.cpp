@@ -9,6 +9,7 @@
 #include "bridge/catalog.h"
 #include "math/formula_markup.h"
 #include "math/formula_render.h"
+#include "math/formula_unicode.h"
 #include "math/prose_markup.h"
 
 using namespace poslab::ui;
@@ -115,6 +116,17 @@ class FormulaRenderTest : public QObject {
     QCOMPARE(breakFormula(f, style(), full + 1), QStringList{f});
     // A single term wider than the line stays whole.
     QCOMPARE(breakFormula(QStringLiteral("abcdefgh"), style(), 5), QStringList{"abcdefgh"});
+  }
+
+  // Plot text: scripts as Unicode script characters where each has one; otherwise after the
+  // mark, whole when one word (g_FJ), parenthesised when not; fractions on one line.
+  void formulasAsUnicodeLines() {
+    QCOMPARE(formulaToUnicode(QStringLiteral("d e^{−γd} cos ωd")), QStringLiteral("d e⁻ᵞᵈ cos ωd"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("FJ_{2}: (d/L)^{2}")), QStringLiteral("FJ₂: (d/L)²"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("log_{10} ‖q′‖")), QStringLiteral("log₁₀ ‖q′‖"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("g_{FJ} + g_{aff}")), QStringLiteral("g_FJ + g_aff"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("e^{−κd/L}")), QStringLiteral("e^(−κd/L)"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("\\frac{d}{1 + d/L}")), QStringLiteral("d/(1 + d/L)"));
   }
 
   // Lesson prose, cut by core's splitProse: paragraphs at blank lines, formulas typeset (rich
