@@ -1,5 +1,6 @@
 #include "encodings/params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -29,6 +30,22 @@ std::string paramSymbol(const std::string& name) {
   };
   auto it = symbols.find(name);
   return it == symbols.end() ? name : it->second;
+}
+
+std::string learnedParamSymbol(const std::string& name) {
+  static const std::map<std::string, std::string> gates = {
+      {"gate_FJ", "g_fj"}, {"gate_affine", "g_aff"}, {"gate_LC", "g_lc"}};
+  if (auto it = gates.find(name); it != gates.end()) return paramSymbol(it->second);
+  if (name == "delta_mean") return "δ̄";  // the mean over components c of δ_c
+  if (name == "mass_affine") return "M(affine)";
+  for (const char* sector : {"FJ", "LC"}) {
+    const std::string prefix = std::string("mass_") + sector;
+    const std::string order = name.substr(std::min(name.size(), prefix.size()));
+    if (name.compare(0, prefix.size(), prefix) == 0 && !order.empty() &&
+        order.find_first_not_of("0123456789") == std::string::npos)
+      return "M(" + std::string(sector) + ", " + order + ")";
+  }
+  return paramSymbol(name);
 }
 
 std::string noEffectReason(const ParamSpec& spec, const std::map<std::string, double>& values) {

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -243,7 +244,20 @@ class TestTrainingPanel : public QObject {
     for (size_t c = 0; c < gamma.size(); ++c)
       QCOMPARE(graphs[c]->data()->at(graphs[c]->dataCount() - 1)->value, gamma[c]);
     QCOMPARE(graphs[0]->pen().color(), graphs.back()->pen().color());  // one colour per family
-    QVERIFY(view->plot()->yAxis->label().contains("gamma"));
+    // The list and the axis show the symbol, not the snapshot's name (issue #16: math a student
+    // can read).
+    const QString label = view->plot()->yAxis->label();
+    QVERIFY2(label.startsWith(QStringLiteral("γ")) && !label.contains("gamma"), qPrintable(label));
+    auto* list = panel.findChild<QComboBox*>("positionParameter");
+    QCOMPARE(list->currentText(), QStringLiteral("γ"));
+    if (panel.lastSnapshot(j).position.count("eta")) {
+      QVERIFY(view->setParameter("eta"));
+      QCOMPARE(list->currentText(), QStringLiteral("η"));
+      QCOMPARE(view->parameter(), QString("eta"));
+    }
+    for (int i = 0; i < list->count(); ++i)
+      QVERIFY2(!list->itemText(i).contains(QRegularExpression("^[a-z_]+$")),
+               qPrintable(list->itemText(i)));
   }
 
   // The trained model's attention on the sample input: a causal map whose rows are
