@@ -11,7 +11,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "analysis/target_label.h"
 #include "bridge/catalog.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -107,7 +109,10 @@ void ProbeView::showResult(const ExplorerResult& result) {
     graphs_.fitted[id] = g;
   }
   graphs_.target = plot_->addGraph();  // last: drawn on top
-  graphs_.target->setName(tr("target %1").arg(QString::fromStdString(p.target)));
+  // The target reads as its kernel (the list above names it): "target K(d) = (d/L) cos ωd".
+  graphs_.target->setName(
+      tr("target K(d) = %1")
+          .arg(formulaToUnicode(QString::fromStdString(probeTargetLabel(p.target)))));
   graphs_.target->setPen(QPen(Qt::black, 3, Qt::DotLine));
   graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()),
                           true);

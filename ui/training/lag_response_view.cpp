@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/target_label.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -160,6 +162,13 @@ void LagResponseView::onRunChanged() {
     const int at = length_->findData(QVariant::fromValue(keep));
     length_->setCurrentIndex(at >= 0 ? at : length_->count() - 1);  // default: the longest
   }
+  // The task's kernel by its formula (kernel-lm's lag kernel, sector-teacher's teacher).
+  const std::string kernel = measurable() ? configs_[static_cast<size_t>(i)].task.kernel : "";
+  const std::string label = taskKernelLabel(kernel);
+  target_->setName(kernel.empty() || label == kernel
+                       ? tr("task kernel K(d) (right axis)")
+                       : tr("task kernel K(d) = %1 (right axis)")
+                             .arg(formulaToUnicode(QString::fromStdString(label))));
   const bool can = measurable() && length() >= 2;
   plot_->setVisible(can);  // nothing to draw for other tasks: the message says why
   if (can) plot_->xAxis->setRange(0, static_cast<double>(length()));
