@@ -22,7 +22,7 @@ TEST(LearnedParamSymbol, EveryReportedParameterHasASymbol) {
     ModelConfig cfg;
     cfg.family = f->id;
     cfg.heads = 2;
-    cfg.dModel = 2 * 16;
+    cfg.dModel = 2 * 48;  // head size 48: whole blocks of order 2, 3 and 4 (4, 6, 8 reals)
     PositionModule module(cfg, /*trainLength=*/32);
     for (const auto& [name, values] : module->snapshot()) {
       seen.insert(name);
