@@ -19,14 +19,26 @@ std::string formatNumber(double v) {
 
 std::string paramSymbol(const std::string& name) {
   static const std::map<std::string, std::string> symbols = {
-      {"gamma", "γ"},         {"omega", "ω"},
-      {"eta", "η"},           {"kappa", "κ"},
-      {"rho", "ρ"},           {"delta", "δ"},
-      {"head_dim", "D"},      {"heads", "H"},
-      {"base", "base"},       {"scale", "s"},
-      {"order", "r"},         {"g_fj", "g_{FJ}"},
-      {"g_aff", "g_{aff}"},   {"g_lc", "g_{LC}"},
-      {"pin_omega", "pin ω"}, {"affine_blocks", "n_{aff}"},
+      {"gamma", "γ"},
+      {"omega", "ω"},
+      {"eta", "η"},
+      {"kappa", "κ"},
+      {"rho", "ρ"},
+      {"delta", "δ"},
+      {"head_dim", "D"},
+      {"heads", "H"},
+      {"base", "base"},
+      {"scale", "s"},
+      {"order", "r"},
+      {"g_fj", "g_{FJ}"},
+      {"g_aff", "g_{aff}"},
+      {"g_lc", "g_{LC}"},
+      {"pin_omega", "pin ω"},
+      {"affine_blocks", "n_{aff}"},
+      // Task options (core/tasks/task_options.cpp) with a symbol in docs/MATH.md 3.2.1 and 3.4.
+      {"omega2", "ω_2"},
+      {"scaled_c", "c"},
+      {"attention_lambda", "λ"},
   };
   auto it = symbols.find(name);
   return it == symbols.end() ? name : it->second;

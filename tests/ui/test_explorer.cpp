@@ -432,6 +432,9 @@ class TestExplorer : public QObject {
     QVERIFY2(text.contains(QStringLiteral("lag d")), qPrintable(text));
 
     select("pj-bias", WindowView::Diagnostics);
+    // The families' reasons are prose with $…$ formulas: shown in Unicode, no dollar signs.
+    const QString why = window_->parameters()->noEffectReason("omega");
+    QVERIFY2(why.contains(QStringLiteral("ωₕ")) && !why.contains('$'), qPrintable(why));
     DiagnosticsView* diag = window_->diagnosticsView();
     diag->setSettings({"mixed_raw"});
     settle(ExplorerView::Diagnostics);

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -206,6 +207,34 @@ class TestTrainingPanel : public QObject {
     panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
     panel.findChild<QLineEdit*>("textFile")->setText("/no/such/file.txt");
     expectRefused("does not exist");
+  }
+
+  // Issue #16 (3): task options with a symbol in the math are labelled by it (ω, ω₂, γ, c), the
+  // key in the tooltip; the kernel list's tips give each kernel's K(d).
+  void taskOptionsAreLabelledWithSymbols() {
+    TrainingPanel panel;
+    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
+    const std::pair<const char*, QString> rows[] = {{"option_omega", QStringLiteral("ω")},
+                                                    {"option_omega2", QStringLiteral("ω₂")},
+                                                    {"option_gamma", QStringLiteral("γ")},
+                                                    {"option_scaled_c", QStringLiteral("c")}};
+    for (const auto& [object, want] : rows) {
+      auto* field = panel.findChild<QWidget*>(object);
+      QVERIFY2(field, object);
+      auto* form = qobject_cast<QFormLayout*>(field->parentWidget()->layout());
+      QVERIFY(form);
+      auto* label = qobject_cast<QLabel*>(form->labelForField(field));
+      QVERIFY(label);
+      QCOMPARE(label->text(), want);
+      QVERIFY2(field->toolTip().startsWith(QString(object).mid(7) + ":"),
+               qPrintable(field->toolTip()));
+    }
+    auto* kernel = panel.findChild<QComboBox*>("taskKernel");
+    QVERIFY(kernel);
+    const int i = kernel->findText("damped_mixed");
+    QVERIFY(i >= 0);
+    QVERIFY2(kernel->itemData(i, Qt::ToolTipRole).toString().contains(QStringLiteral("e⁻ᵞᵈ")),
+             qPrintable(kernel->itemData(i, Qt::ToolTipRole).toString()));
   }
 
   // The parameter plot shows Snapshot::position: its last point is the last snapshot's value
