@@ -430,6 +430,9 @@ class TestExplorer : public QObject {
     QVERIFY2(text.contains(QStringLiteral("target K(d) = e⁻ᵞᵈ (cos ωd + 0.75 (d/L) sin ωd)")),
              qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("lag d")), qPrintable(text));
+    // The CSV export keeps the key a script reads (export/plot_export.h), not the legend.
+    QCOMPARE(probe->graphs().target->property(kCsvKeyProperty).toString(),
+             QStringLiteral("target damped_mixed"));
 
     select("pj-bias", WindowView::Diagnostics);
     // The families' reasons are prose with $…$ formulas: shown in Unicode, no dollar signs.

@@ -8,6 +8,7 @@
 
 #include "analysis/target_label.h"
 #include "bridge/catalog.h"
+#include "export/plot_export.h"
 #include "math/formula_markup.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
@@ -49,18 +50,23 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
   plot_->yAxis2->setVisible(true);
   plot_->yAxis2->setLabel(tr("leave-one-out ΔMSE"));
   auto* group = new QCPBarsGroup(plot_);
-  auto makeBars = [&](QCPAxis* valueAxis, const QString& name, int color) {
+  // The legend reads as mathematics; the CSV export keeps its column names (export/plot_export.h).
+  auto makeBars = [&](QCPAxis* valueAxis, const QString& name, const QString& key, int color) {
     auto* b = new QCPBars(plot_->xAxis, valueAxis);
     b->setName(name);
+    b->setProperty(kCsvKeyProperty, key);
     b->setWidth(kBarWidth);
     b->setPen(Qt::NoPen);
     b->setBrush(seriesColor(color));
     b->setBarsGroup(group);
     return b;
   };
-  bars_.massShare = makeBars(plot_->yAxis, u(tr("mass share M(S, r)/ΣM")), 0);
-  bars_.energy = makeBars(plot_->yAxis, u(tr("energy E = ‖C‖/‖ΣC‖")), 1);
-  bars_.loo = makeBars(plot_->yAxis2, tr("LOO ΔMSE (right axis)"), 2);
+  bars_.massShare =
+      makeBars(plot_->yAxis, u(tr("mass share M(S, r)/ΣM")), QStringLiteral("mass share"), 0);
+  bars_.energy =
+      makeBars(plot_->yAxis, u(tr("energy E = ‖C‖/‖ΣC‖")), QStringLiteral("energy ‖C‖/‖ΣC‖"), 1);
+  bars_.loo = makeBars(plot_->yAxis2, tr("LOO ΔMSE (right axis)"),
+                       QStringLiteral("LOO ΔMSE (right axis)"), 2);
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   layout->addWidget(plot_, 1);

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include "export/plot_export.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -55,6 +56,13 @@ NormsView::NormsView(QWidget* parent) : QWidget(parent) {
   graphs_.chartKey = plot_->addGraph(plot_->xAxis, plot_->yAxis);
   graphs_.chartKey->setName(u(tr("light-cone chart: log_{10} ‖k′‖/‖k‖")));
   graphs_.chartKey->setPen(QPen(seriesColor(4), 2, Qt::DashDotLine));
+  // The legend reads as mathematics; the CSV export keeps its column names (export/plot_export.h).
+  graphs_.query->setProperty(kCsvKeyProperty, QStringLiteral("log10 ‖q′(p)‖/‖q‖"));
+  graphs_.key->setProperty(kCsvKeyProperty, QStringLiteral("log10 ‖k′(p)‖/‖k‖"));
+  graphs_.chartQuery->setProperty(kCsvKeyProperty,
+                                  QStringLiteral("light-cone chart: log10 ‖q′‖/‖q‖"));
+  graphs_.chartKey->setProperty(kCsvKeyProperty,
+                                QStringLiteral("light-cone chart: log10 ‖k′‖/‖k‖"));
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 

@@ -13,6 +13,7 @@
 
 #include "analysis/target_label.h"
 #include "bridge/catalog.h"
+#include "export/plot_export.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -113,6 +114,8 @@ void ProbeView::showResult(const ExplorerResult& result) {
   graphs_.target->setName(
       tr("target K(d) = %1")
           .arg(formulaToUnicode(QString::fromStdString(probeTargetLabel(p.target)))));
+  // The CSV column keeps its name (export/plot_export.h).
+  graphs_.target->setProperty(kCsvKeyProperty, "target " + QString::fromStdString(p.target));
   graphs_.target->setPen(QPen(Qt::black, 3, Qt::DotLine));
   graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()),
                           true);

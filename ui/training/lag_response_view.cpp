@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "analysis/target_label.h"
+#include "export/plot_export.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -86,6 +87,8 @@ LagResponseView::LagResponseView(QWidget* parent) : QWidget(parent) {
   response_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
   target_ = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
   target_->setName(tr("task kernel K(d) (right axis)"));
+  // The legend adds K(d)'s formula; the CSV column keeps this name (export/plot_export.h).
+  target_->setProperty(kCsvKeyProperty, target_->name());
   target_->setPen(QPen(seriesColor(1), 1.5));
   trainLine_ = new QCPItemStraightLine(plot_);
   trainLine_->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
