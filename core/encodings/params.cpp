@@ -41,7 +41,13 @@ std::string paramSymbol(const std::string& name) {
       {"attention_lambda", "λ"},
   };
   auto it = symbols.find(name);
-  return it == symbols.end() ? name : it->second;
+  if (it != symbols.end()) return it->second;
+  // The jet-mix coefficients jet0, jet1, … are c_r of P(t) = Σ_r c_r t^r/r! N^r.
+  const std::string order = name.substr(std::min<size_t>(name.size(), 3));
+  if (name.compare(0, 3, "jet") == 0 && !order.empty() &&
+      order.find_first_not_of("0123456789") == std::string::npos)
+    return "c_{" + order + "}";
+  return name;
 }
 
 std::string learnedParamSymbol(const std::string& name) {

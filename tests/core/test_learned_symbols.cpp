@@ -44,6 +44,8 @@ TEST(LearnedParamSymbol, SymbolsFromTheMathReference) {
   EXPECT_EQ(learnedParamSymbol("gate_LC"), "g_{LC}");
   EXPECT_EQ(learnedParamSymbol("mass_FJ12"), "M(FJ, 12)");
   EXPECT_EQ(learnedParamSymbol("mass_affine"), "M(affine)");
+  EXPECT_EQ(learnedParamSymbol("jet2"), "c_{2}");  // the jet-mix coefficient c_r
+  EXPECT_EQ(learnedParamSymbol("jet_max"), "jet_max");
   EXPECT_EQ(learnedParamSymbol("mass_FJ"), "mass_FJ");  // no order: not a mass
   EXPECT_EQ(learnedParamSymbol("mass_FJx"), "mass_FJx");
   EXPECT_EQ(learnedParamSymbol("no_such"), "no_such");
