@@ -1,5 +1,6 @@
 #include "encodings/params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -11,17 +12,51 @@ namespace poslab {
 
 std::string paramSymbol(const std::string& name) {
   static const std::map<std::string, std::string> symbols = {
-      {"gamma", "γ"},         {"omega", "ω"},
-      {"eta", "η"},           {"kappa", "κ"},
-      {"rho", "ρ"},           {"delta", "δ"},
-      {"head_dim", "D"},      {"heads", "H"},
-      {"base", "base"},       {"scale", "s"},
-      {"order", "r"},         {"g_fj", "g_{FJ}"},
-      {"g_aff", "g_{aff}"},   {"g_lc", "g_{LC}"},
-      {"pin_omega", "pin ω"}, {"affine_blocks", "n_{aff}"},
+      {"gamma", "γ"},
+      {"omega", "ω"},
+      {"eta", "η"},
+      {"kappa", "κ"},
+      {"rho", "ρ"},
+      {"delta", "δ"},
+      {"head_dim", "D"},
+      {"heads", "H"},
+      {"base", "base"},
+      {"scale", "s"},
+      {"order", "r"},
+      {"g_fj", "g_{FJ}"},
+      {"g_aff", "g_{aff}"},
+      {"g_lc", "g_{LC}"},
+      {"pin_omega", "pin ω"},
+      {"affine_blocks", "n_{aff}"},
+      // Task options (core/tasks/task_options.cpp) with a symbol in docs/MATH.md 3.2.1 and 3.4.
+      {"omega2", "ω_2"},
+      {"scaled_c", "c"},
+      {"attention_lambda", "λ"},
   };
   auto it = symbols.find(name);
-  return it == symbols.end() ? name : it->second;
+  if (it != symbols.end()) return it->second;
+  // The jet-mix coefficients jet0, jet1, … are c_r of P(t) = Σ_r c_r t^r/r! N^r.
+  const std::string order = name.substr(std::min<size_t>(name.size(), 3));
+  if (name.compare(0, 3, "jet") == 0 && !order.empty() &&
+      order.find_first_not_of("0123456789") == std::string::npos)
+    return "c_{" + order + "}";
+  return name;
+}
+
+std::string learnedParamSymbol(const std::string& name) {
+  static const std::map<std::string, std::string> gates = {
+      {"gate_FJ", "g_fj"}, {"gate_affine", "g_aff"}, {"gate_LC", "g_lc"}};
+  if (auto it = gates.find(name); it != gates.end()) return paramSymbol(it->second);
+  if (name == "delta_mean") return "δ̄";  // the mean over components c of δ_c
+  if (name == "mass_affine") return "M(affine)";
+  for (const char* sector : {"FJ", "LC"}) {
+    const std::string prefix = std::string("mass_") + sector;
+    const std::string order = name.substr(std::min(name.size(), prefix.size()));
+    if (name.compare(0, prefix.size(), prefix) == 0 && !order.empty() &&
+        order.find_first_not_of("0123456789") == std::string::npos)
+      return "M(" + std::string(sector) + ", " + order + ")";
+  }
+  return paramSymbol(name);
 }
 
 std::string noEffectReason(const ParamSpec& spec, const std::map<std::string, double>& values) {

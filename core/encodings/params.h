@@ -39,6 +39,12 @@ struct ParamSpec {
 // "g_{FJ}" for g_fj, "D" for head_dim; the name itself where it has none.
 std::string paramSymbol(const std::string& name);
 
+// The symbol of a learned position parameter as Snapshot::position names it (docs/MATH.md 2.3's
+// list): paramSymbol's where the name is a parameter's ("gamma" -> "γ"), the sector gates as
+// g_{FJ}, g_{aff}, g_{LC}, the effective masses of MATH 4.2.1 as M(FJ, r) and M(affine), PoPE's
+// per-head mean phase as δ̄; the name itself where it has none.
+std::string learnedParamSymbol(const std::string& name);
+
 // The reason `spec` has no effect under `values` (the family's current parameter values), or
 // an empty string when it has an effect.
 std::string noEffectReason(const ParamSpec& spec, const std::map<std::string, double>& values);

@@ -118,14 +118,14 @@ const FamilyInfo& PjBiasInfo() {
         100,
         false,
         "affine slope softplus(s_h): Aff(d) = -slope rho(d)",
-        {{"g_aff", 0, "the slope enters only the affine sector, whose gate g_aff is 0"}}},
+        {{"g_aff", 0, "the slope enters only the affine sector, whose gate $g_{aff}$ is 0"}}},
        {"g_fj", 1.0 / 3, 0, 1, false, "FJ sector gate (gates are normalised to sum 1; 0 disables)"},
        {"g_aff", 1.0 / 3, 0, 1, false, "affine sector gate"},
        {"g_lc", 1.0 / 3, 0, 1, false, "light-cone sector gate"},
        {"rho", 0, 0, 1, true, "recency coordinate: 0 = d/L (linear), 1 = asinh(d/L) (light cone)"},
        [] {
          ParamSpec omega = common::omega();
-         omega.noEffectWhen = {{"pin_omega", 0, "each head has its own ω_h while pin ω is off"}};
+         omega.noEffectWhen = {{"pin_omega", 0, "each head has its own $ω_h$ while pin ω is off"}};
          return omega;
        }(),
        {"pin_omega", 0, 0, 1, true,

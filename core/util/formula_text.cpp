@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "util/prose_segments.h"
+
 namespace poslab {
 
 namespace {
@@ -86,21 +88,9 @@ std::string formulaAsPlainText(const std::string& markup) {
 }
 
 std::string proseAsPlainText(const std::string& text) {
-  std::string out, run;
-  bool inFormula = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '$') {
-      run += '$';
-      ++i;
-    } else if (text[i] == '$') {
-      out += inFormula ? formulaAsPlainText(run) : run;
-      run.clear();
-      inFormula = !inFormula;
-    } else {
-      run += text[i];
-    }
-  }
-  out += inFormula ? "$" + run : run;  // an unclosed formula is prose
+  std::string out;
+  for (const ProseSegment& s : splitProse(text))
+    out += s.isMath ? formulaAsPlainText(s.text) : s.text;
   return out;
 }
 

@@ -10,8 +10,8 @@ namespace poslab {
 // around a one-character script dropped (x_{b} -> x_b), others kept (e^{iθd}); escapes resolved.
 std::string formulaAsPlainText(const std::string& markup);
 
-// Prose with formulas between dollar signs (lesson texts, lessons/lesson.h): each formula as
-// formulaAsPlainText, the prose as written; \$ is a dollar sign, an unclosed $ stays literal.
+// Prose with formulas between dollar signs (lesson texts, lessons/lesson.h), cut by splitProse
+// (util/prose_segments.h): each formula as formulaAsPlainText, the prose as written.
 std::string proseAsPlainText(const std::string& text);
 
 }  // namespace poslab

@@ -7,6 +7,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -38,6 +39,27 @@ double valueAt(const QCPGraph* g, double key) {
   if (it == g->data()->constEnd() || it->key != key) return std::nan("");
   return it->value;
 }
+
+// Every text a plot shows a reader: axis titles (colour scales too), legend names, text ticks.
+QString plotText(QCustomPlot* plot) {
+  QStringList out;
+  for (QCPAxisRect* rect : plot->axisRects())
+    for (QCPAxis* axis : rect->axes()) {
+      out << axis->label();
+      if (auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>())
+        for (const QString& t : ticker->ticks()) out << t;
+    }
+  for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+    if (auto* scale = qobject_cast<QCPColorScale*>(e)) out << scale->axis()->label();
+  for (int i = 0; i < plot->plottableCount(); ++i) out << plot->plottable(i)->name();
+  return out.join('\n');
+}
+
+// What plot text must not show: a basis or parameter name as code writes it, or formula markup
+// that was not turned into Unicode (x_{b}, e^{…}, \frac, log10).
+const QRegularExpression kRawIdentifier(
+    QStringLiteral("\\*exp|\\*cos|\\*sin|gamma|omega|kappa|\\btau\\b|\\bphi|\\bbeta|_\\{|\\^\\{|"
+                   "\\\\frac|log10|softmax_"));
 }  // namespace
 
 class TestExplorer : public QObject {
@@ -394,6 +416,54 @@ class TestExplorer : public QObject {
     settle(ExplorerView::Diagnostics);
     QCOMPARE(window_->diagnosticsView()->bars().massShare->dataCount(), 4);  // r = 0 .. 3
     QVERIFY(window_->diagnosticsView()->summaryText().contains("Adaptive"));
+  }
+
+  // Issue #16 (3): the probe's, diagnostics', norms' and attention plots speak the formulas'
+  // notation (targets as K(d), components as FJ₂, log₁₀, softmaxⱼ), never a raw identifier.
+  void plotTextReadsAsMathematics() {
+    select("jordan-exact", WindowView::Probe);
+    ProbeView* probe = window_->probeView();
+    probe->setSettings({"damped_mixed", false});
+    settle(ExplorerView::Probe);
+    QString text = plotText(probe->plot());
+    QVERIFY2(!text.contains(kRawIdentifier), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("target K(d) = e⁻ᵞᵈ (cos ωd + 0.75 (d/L) sin ωd)")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("lag d")), qPrintable(text));
+    // The CSV export keeps the key a script reads (export/plot_export.h), not the legend.
+    QCOMPARE(probe->graphs().target->property(kCsvKeyProperty).toString(),
+             QStringLiteral("target damped_mixed"));
+
+    select("pj-bias", WindowView::Diagnostics);
+    // The families' reasons are prose with $…$ formulas: shown in Unicode, no dollar signs.
+    const QString why = window_->parameters()->noEffectReason("omega");
+    QVERIFY2(why.contains(QStringLiteral("ωₕ")) && !why.contains('$'), qPrintable(why));
+    DiagnosticsView* diag = window_->diagnosticsView();
+    diag->setSettings({"mixed_raw"});
+    settle(ExplorerView::Diagnostics);
+    text = plotText(diag->plot());
+    QVERIFY2(!text.contains(kRawIdentifier), qPrintable(text));
+    for (const QString& want : {QStringLiteral("FJ₀"), QStringLiteral("LC₁"),
+                                QStringLiteral("affine"), QStringLiteral("FJᵣ")})
+      QVERIFY2(text.contains(want), qPrintable(want + " not in:\n" + text));
+    QVERIFY2(!text.contains("r="), qPrintable(text));
+    QVERIFY2(diag->summaryText().contains(QStringLiteral("K(d) = (d/L) cos ωd")),
+             qPrintable(diag->summaryText()));
+    diag->setSettings({"first_jet"});  // the adaptive recovery: gates typeset, not g_fj
+    settle(ExplorerView::Diagnostics);
+    QVERIFY2(diag->summaryText().contains(QStringLiteral("g<sub>FJ</sub>")),
+             qPrintable(diag->summaryText()));
+    QVERIFY2(!plotText(diag->plot()).contains(kRawIdentifier), qPrintable(plotText(diag->plot())));
+
+    select("jordan-exact", WindowView::Norms);
+    settle(ExplorerView::Norms);
+    text = plotText(window_->normsView()->plot());
+    QVERIFY2(!text.contains(kRawIdentifier), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("log₁₀ ‖q′(p)‖/‖q‖")), qPrintable(text));
+
+    text = plotText(window_->attentionView()->plot());
+    QVERIFY2(!text.contains(kRawIdentifier), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("softmaxⱼ l(i, j)")), qPrintable(text));
   }
 
   // Each view's settings go in and come back as typed values; the widget a user sees shows them

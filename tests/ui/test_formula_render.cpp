@@ -9,6 +9,8 @@
 #include "bridge/catalog.h"
 #include "math/formula_markup.h"
 #include "math/formula_render.h"
+#include "math/formula_unicode.h"
+#include "math/prose_markup.h"
 
 using namespace poslab::ui;
 
@@ -114,6 +116,28 @@ class FormulaRenderTest : public QObject {
     QCOMPARE(breakFormula(f, style(), full + 1), QStringList{f});
     // A single term wider than the line stays whole.
     QCOMPARE(breakFormula(QStringLiteral("abcdefgh"), style(), 5), QStringList{"abcdefgh"});
+  }
+
+  // Plot text: scripts as Unicode script characters where each has one; otherwise after the
+  // mark, whole when one word (g_FJ), parenthesised when not; fractions on one line.
+  void formulasAsUnicodeLines() {
+    QCOMPARE(formulaToUnicode(QStringLiteral("d e^{−γd} cos ωd")), QStringLiteral("d e⁻ᵞᵈ cos ωd"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("FJ_{2}: (d/L)^{2}")), QStringLiteral("FJ₂: (d/L)²"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("log_{10} ‖q′‖")), QStringLiteral("log₁₀ ‖q′‖"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("g_{FJ} + g_{aff}")), QStringLiteral("g_FJ + g_aff"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("e^{−κd/L}")), QStringLiteral("e^(−κd/L)"));
+    QCOMPARE(formulaToUnicode(QStringLiteral("\\frac{d}{1 + d/L}")), QStringLiteral("d/(1 + d/L)"));
+  }
+
+  // Lesson prose, cut by core's splitProse: paragraphs at blank lines, formulas typeset (rich
+  // text) or in Unicode (plain text), \$ a dollar sign, an unclosed $ kept as written.
+  void proseKeepsItsFormulasAndDollarSigns() {
+    const QString text = QStringLiteral("costs \\$5, $x_{b}$\n\nthen $e^{−γd}$ and an unclosed $y");
+    QCOMPARE(proseToHtml(text),
+             QStringLiteral("<p>costs $5, x<sub>b</sub></p><p>then e<sup>−γd</sup> and an "
+                            "unclosed $y</p>"));
+    QCOMPARE(proseToPlainText(text), QStringLiteral("costs $5, x_b\nthen e⁻ᵞᵈ and an unclosed $y"));
+    QCOMPARE(proseToHtml(QStringLiteral("a < b $$")), QStringLiteral("<p>a &lt; b </p>"));
   }
 
   // Every family's formula, one per row, saved for looking at (FORMULA_SHOTS or the temp dir).

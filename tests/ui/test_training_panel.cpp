@@ -7,9 +7,11 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -207,6 +209,34 @@ class TestTrainingPanel : public QObject {
     expectRefused("does not exist");
   }
 
+  // Issue #16 (3): task options with a symbol in the math are labelled by it (ω, ω₂, γ, c), the
+  // key in the tooltip; the kernel list's tips give each kernel's K(d).
+  void taskOptionsAreLabelledWithSymbols() {
+    TrainingPanel panel;
+    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
+    const std::pair<const char*, QString> rows[] = {{"option_omega", QStringLiteral("ω")},
+                                                    {"option_omega2", QStringLiteral("ω₂")},
+                                                    {"option_gamma", QStringLiteral("γ")},
+                                                    {"option_scaled_c", QStringLiteral("c")}};
+    for (const auto& [object, want] : rows) {
+      auto* field = panel.findChild<QWidget*>(object);
+      QVERIFY2(field, object);
+      auto* form = qobject_cast<QFormLayout*>(field->parentWidget()->layout());
+      QVERIFY(form);
+      auto* label = qobject_cast<QLabel*>(form->labelForField(field));
+      QVERIFY(label);
+      QCOMPARE(label->text(), want);
+      QVERIFY2(field->toolTip().startsWith(QString(object).mid(7) + ":"),
+               qPrintable(field->toolTip()));
+    }
+    auto* kernel = panel.findChild<QComboBox*>("taskKernel");
+    QVERIFY(kernel);
+    const int i = kernel->findText("damped_mixed");
+    QVERIFY(i >= 0);
+    QVERIFY2(kernel->itemData(i, Qt::ToolTipRole).toString().contains(QStringLiteral("e⁻ᵞᵈ")),
+             qPrintable(kernel->itemData(i, Qt::ToolTipRole).toString()));
+  }
+
   // The parameter plot shows Snapshot::position: its last point is the last snapshot's value
   // (the mean over heads, or each head as its own line).
   void positionParametersOverTime() {
@@ -243,7 +273,20 @@ class TestTrainingPanel : public QObject {
     for (size_t c = 0; c < gamma.size(); ++c)
       QCOMPARE(graphs[c]->data()->at(graphs[c]->dataCount() - 1)->value, gamma[c]);
     QCOMPARE(graphs[0]->pen().color(), graphs.back()->pen().color());  // one colour per family
-    QVERIFY(view->plot()->yAxis->label().contains("gamma"));
+    // The list and the axis show the symbol, not the snapshot's name (issue #16: math a student
+    // can read).
+    const QString label = view->plot()->yAxis->label();
+    QVERIFY2(label.startsWith(QStringLiteral("γ")) && !label.contains("gamma"), qPrintable(label));
+    auto* list = panel.findChild<QComboBox*>("positionParameter");
+    QCOMPARE(list->currentText(), QStringLiteral("γ"));
+    if (panel.lastSnapshot(j).position.count("eta")) {
+      QVERIFY(view->setParameter("eta"));
+      QCOMPARE(list->currentText(), QStringLiteral("η"));
+      QCOMPARE(view->parameter(), QString("eta"));
+    }
+    for (int i = 0; i < list->count(); ++i)
+      QVERIFY2(!list->itemText(i).contains(QRegularExpression("^[a-z_]+$")),
+               qPrintable(list->itemText(i)));
   }
 
   // The trained model's attention on the sample input: a causal map whose rows are

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -49,7 +50,8 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("attentionPlot");
-  const Heatmap heatmap = addAttentionHeatmap(plot_, tr("attention weight softmax_j l(i, j)"));
+  const Heatmap heatmap =
+      addAttentionHeatmap(plot_, formulaToUnicode(tr("attention weight softmax_j l(i, j)")));
   map_ = heatmap.map;
   scale_ = heatmap.scale;
   layout->addWidget(plot_, 1);

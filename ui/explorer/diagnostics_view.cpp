@@ -8,14 +8,27 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include "analysis/target_label.h"
 #include "bridge/catalog.h"
+#include "export/plot_export.h"
+#include "math/formula_markup.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
 
 namespace {
 constexpr double kBarWidth = 0.26;  // three bars per tick, in key units
+
+// Plot text (legends, axes, ticks) from the formula markup: FJ_{2} -> FJ₂.
+QString u(const QString& markup) {
+  return formulaToUnicode(markup);
 }
+// Label text (the summary line) from the formula markup: g_{FJ} typeset with <sub>.
+QString html(const QString& markup) {
+  return formulaToHtml(*parseFormula(markup));
+}
+}  // namespace
 
 DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -26,6 +39,7 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
   summary_ = new QLabel(this);
   summary_->setObjectName("diagnosticsSummary");
   summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);  // the gates' symbols are typeset
   controls->addWidget(new QLabel(tr("target"), this));
   controls->addWidget(target_);
   controls->addWidget(summary_, 1);
@@ -33,28 +47,38 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("diagnosticsPlot");
-  stylePlot(plot_, tr("sector and jet order"), tr("mass share, energy"));
+  stylePlot(plot_, sectorAxisLabel(false), u(tr("mass share M/ΣM, energy E")));
   plot_->setInteractions({});
   plot_->yAxis2->setVisible(true);
   plot_->yAxis2->setLabel(tr("leave-one-out ΔMSE"));
   auto* group = new QCPBarsGroup(plot_);
-  auto makeBars = [&](QCPAxis* valueAxis, const QString& name, int color) {
+  // The legend reads as mathematics; the CSV export keeps its column names (export/plot_export.h).
+  auto makeBars = [&](QCPAxis* valueAxis, const QString& name, const QString& key, int color) {
     auto* b = new QCPBars(plot_->xAxis, valueAxis);
     b->setName(name);
+    b->setProperty(kCsvKeyProperty, key);
     b->setWidth(kBarWidth);
     b->setPen(Qt::NoPen);
     b->setBrush(seriesColor(color));
     b->setBarsGroup(group);
     return b;
   };
-  bars_.massShare = makeBars(plot_->yAxis, tr("mass share"), 0);
-  bars_.energy = makeBars(plot_->yAxis, tr("energy ‖C‖/‖ΣC‖"), 1);
-  bars_.loo = makeBars(plot_->yAxis2, tr("LOO ΔMSE (right axis)"), 2);
+  bars_.massShare =
+      makeBars(plot_->yAxis, u(tr("mass share M(S, r)/ΣM")), QStringLiteral("mass share"), 0);
+  bars_.energy =
+      makeBars(plot_->yAxis, u(tr("energy E = ‖C‖/‖ΣC‖")), QStringLiteral("energy ‖C‖/‖ΣC‖"), 1);
+  bars_.loo = makeBars(plot_->yAxis2, tr("LOO ΔMSE (right axis)"),
+                       QStringLiteral("LOO ΔMSE (right axis)"), 2);
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   layout->addWidget(plot_, 1);
 
   connect(target_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT settingsChanged(); });
+}
+
+QString DiagnosticsView::sectorAxisLabel(bool adaptive) {
+  return adaptive ? u(tr("jet order r (FJ_r and LC_r summed)"))
+                  : u(tr("sector and jet order r: FJ_r, affine, LC_r"));
 }
 
 std::vector<std::string> DiagnosticsView::targets() {
@@ -91,10 +115,11 @@ void DiagnosticsView::showResult(const ExplorerResult& result) {
     share.push_back(std::isnan(r.massShare) ? 0.0 : r.massShare);  // affine: no share, no bar
     energy.push_back(r.energy);
     loo.push_back(r.loo);
+    // The component as the kernel view's legend names it (encodings/basis_label.h): FJ₂, LC₀.
     const QString sector = QString::fromStdString(r.sector);
     ticker->addTick(key, r.sector == "affine" ? sector
-                         : d.adaptive         ? QStringLiteral("r=%1").arg(r.order)
-                                              : QStringLiteral("%1 r=%2").arg(sector).arg(r.order));
+                         : d.adaptive         ? QStringLiteral("r = %1").arg(r.order)
+                                      : u(QStringLiteral("%1_{%2}").arg(sector).arg(r.order)));
   }
   plot_->xAxis->setTicker(ticker);
   plot_->xAxis->setTickLabelRotation(-30);
@@ -112,26 +137,31 @@ void DiagnosticsView::showResult(const ExplorerResult& result) {
     r.upper += 0.35 * (r.upper - r.lower);
     axis->setRange(r);
   }
+  // The target by name and kernel: "damped_mixed, K(d) = e^{−γd} (…)", typeset.
+  const QString target = QString::fromStdString(d.target).toHtmlEscaped() +
+                         ", K(d) = " + html(QString::fromStdString(taskKernelLabel(d.target)));
   if (d.adaptive) {
-    plot_->xAxis->setLabel(tr("jet order (FJ and LC summed)"));
-    summary_->setText(tr("Adaptive PJ kernel trained on %1 (d < %2, ω = %3): train MSE %4 (R² %5), "
-                         "extrapolation to %6: MSE %7 (R² %8); gates FJ/affine/LC %9")
-                          .arg(QString::fromStdString(d.target))
-                          .arg(d.trainLength)
-                          .arg(d.omega, 0, 'g', 4)
-                          .arg(d.trainMse, 0, 'g', 3)
-                          .arg(d.trainR2, 0, 'f', 4)
-                          .arg(d.evalLength)
-                          .arg(d.kernelMse, 0, 'g', 3)
-                          .arg(d.evalR2, 0, 'f', 4)
-                          .arg(QStringLiteral("%1/%2/%3")
-                                   .arg(d.gates[0], 0, 'f', 2)
-                                   .arg(d.gates[1], 0, 'f', 2)
-                                   .arg(d.gates[2], 0, 'f', 2)));
+    plot_->xAxis->setLabel(sectorAxisLabel(true));
+    // Rich text: the target and the gates typeset; "d &lt; %2" is the plain "d < L".
+    const QString text = tr("Adaptive PJ kernel trained on %1 (d &lt; %2, ω = %3): train MSE %4 "
+                            "(R² %5), extrapolation to %6: MSE %7 (R² %8); gates")
+                             .arg(target)
+                             .arg(d.trainLength)
+                             .arg(d.omega, 0, 'g', 4)
+                             .arg(d.trainMse, 0, 'g', 3)
+                             .arg(d.trainR2, 0, 'f', 4)
+                             .arg(d.evalLength)
+                             .arg(d.kernelMse, 0, 'g', 3)
+                             .arg(d.evalR2, 0, 'f', 4);
+    summary_->setText(text + " " + html(QStringLiteral("g_{FJ}/g_{aff}/g_{LC}")) +
+                      QStringLiteral(" = %1/%2/%3")
+                          .arg(d.gates[0], 0, 'f', 2)
+                          .arg(d.gates[1], 0, 'f', 2)
+                          .arg(d.gates[2], 0, 'f', 2));
   } else {
-    plot_->xAxis->setLabel(tr("sector and jet order"));
+    plot_->xAxis->setLabel(sectorAxisLabel(false));
     summary_->setText(tr("PJ-bias head fitted to %1 at ω = %2 rad/position: fit MSE %3")
-                          .arg(QString::fromStdString(d.target))
+                          .arg(target)
                           .arg(d.omega, 0, 'g', 4)
                           .arg(d.kernelMse, 0, 'g', 4));
   }

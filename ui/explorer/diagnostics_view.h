@@ -23,6 +23,9 @@ class DiagnosticsView : public QWidget {
  public:
   explicit DiagnosticsView(QWidget* parent = nullptr);
 
+  // The x axis title: the components in the kernel view's notation (FJᵣ, LCᵣ).
+  static QString sectorAxisLabel(bool adaptive);
+
   void fillRequest(ExplorerRequest& request) const;
   void showResult(const ExplorerResult& result);
 
@@ -38,7 +41,7 @@ class DiagnosticsView : public QWidget {
     QCPBars* loo = nullptr;  // right axis
   };
   const Bars& bars() const { return bars_; }
-  QString summaryText() const;  // the line above the plot: the fit and its numbers
+  QString summaryText() const;  // the line above the plot (rich text): the fit and its numbers
 
  Q_SIGNALS:
   void settingsChanged();

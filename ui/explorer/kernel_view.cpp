@@ -55,7 +55,7 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   overlayButton_->setPopupMode(QToolButton::InstantPopup);
   overlayButton_->setToolTip(
       tr("Draw the kernel K(d) of up to %1 other families over this one, dashed. Each takes this "
-         "panel's value of every parameter it shares (gamma, omega, …) and its own defaults for "
+         "panel's value of every parameter it shares (γ, ω, …) and its own defaults for "
          "the rest.")
           .arg(kMaxKernelOverlays));
   auto* menu = new QMenu(overlayButton_);

@@ -6,9 +6,18 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include "export/plot_export.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
+
+namespace {
+// Legend and axis text from the formula markup: log_{10} -> log₁₀.
+QString u(const QString& markup) {
+  return formulaToUnicode(markup);
+}
+}  // namespace
 
 NormsView::NormsView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -27,26 +36,33 @@ NormsView::NormsView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("normsPlot");
-  stylePlot(plot_, tr("position p"), tr("log10 norm ratio"));
+  stylePlot(plot_, tr("position p"), u(tr("log_{10} of the norm ratio")));
   setLogAxis(plot_->xAxis, true);
   plot_->yAxis2->setVisible(true);
-  plot_->yAxis2->setLabel(tr("logit scale max_j≤p |l(p, j)|"));
+  plot_->yAxis2->setLabel(tr("logit scale: the largest |l(p, j)| over j ≤ p"));
   setLogAxis(plot_->yAxis2, true);
   graphs_.query = plot_->addGraph(plot_->xAxis, plot_->yAxis);
-  graphs_.query->setName(tr("log10 ‖q′(p)‖/‖q‖"));
+  graphs_.query->setName(u(tr("log_{10} ‖q′(p)‖/‖q‖")));
   graphs_.query->setPen(QPen(seriesColor(0), 2));
   graphs_.key = plot_->addGraph(plot_->xAxis, plot_->yAxis);
-  graphs_.key->setName(tr("log10 ‖k′(p)‖/‖k‖"));
+  graphs_.key->setName(u(tr("log_{10} ‖k′(p)‖/‖k‖")));
   graphs_.key->setPen(QPen(seriesColor(1), 2, Qt::DashLine));
   graphs_.logitScale = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
   graphs_.logitScale->setName(tr("logit scale (right axis)"));
   graphs_.logitScale->setPen(QPen(seriesColor(2), 2));
   graphs_.chartQuery = plot_->addGraph(plot_->xAxis, plot_->yAxis);
-  graphs_.chartQuery->setName(tr("light-cone chart: log10 ‖q′‖/‖q‖"));
+  graphs_.chartQuery->setName(u(tr("light-cone chart: log_{10} ‖q′‖/‖q‖")));
   graphs_.chartQuery->setPen(QPen(seriesColor(3), 2, Qt::DotLine));
   graphs_.chartKey = plot_->addGraph(plot_->xAxis, plot_->yAxis);
-  graphs_.chartKey->setName(tr("light-cone chart: log10 ‖k′‖/‖k‖"));
+  graphs_.chartKey->setName(u(tr("light-cone chart: log_{10} ‖k′‖/‖k‖")));
   graphs_.chartKey->setPen(QPen(seriesColor(4), 2, Qt::DashDotLine));
+  // The legend reads as mathematics; the CSV export keeps its column names (export/plot_export.h).
+  graphs_.query->setProperty(kCsvKeyProperty, QStringLiteral("log10 ‖q′(p)‖/‖q‖"));
+  graphs_.key->setProperty(kCsvKeyProperty, QStringLiteral("log10 ‖k′(p)‖/‖k‖"));
+  graphs_.chartQuery->setProperty(kCsvKeyProperty,
+                                  QStringLiteral("light-cone chart: log10 ‖q′‖/‖q‖"));
+  graphs_.chartKey->setProperty(kCsvKeyProperty,
+                                QStringLiteral("light-cone chart: log10 ‖k′‖/‖k‖"));
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "math/formula_markup.h"
+#include "math/prose_markup.h"
 
 namespace poslab::ui {
 
@@ -43,6 +44,12 @@ class CompactSpinBox : public QDoubleSpinBox {
     return ok ? QValidator::Acceptable : QValidator::Intermediate;
   }
 };
+
+// Why a parameter has no effect, as plain text: the families write the reason as prose with $…$
+// formulas ("each head has its own $ω_h$"), shown here in Unicode (ωₕ); "" when it has an effect.
+QString reasonText(const ParamSpec& spec, const std::map<std::string, double>& values) {
+  return proseToPlainText(QString::fromStdString(poslab::noEffectReason(spec, values)));
+}
 }  // namespace
 
 ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
@@ -140,7 +147,7 @@ void ParameterPanel::rebuildRows() {
 QString ParameterPanel::noEffectReason(const std::string& name) const {
   const auto current = values();
   for (const Row& r : rows_)
-    if (r.spec.name == name) return QString::fromStdString(poslab::noEffectReason(r.spec, current));
+    if (r.spec.name == name) return reasonText(r.spec, current);
   return {};
 }
 
@@ -152,7 +159,7 @@ void ParameterPanel::valueEdited() {
 void ParameterPanel::updateEffects() {
   const auto current = values();
   for (Row& r : rows_) {
-    const QString why = QString::fromStdString(poslab::noEffectReason(r.spec, current));
+    const QString why = reasonText(r.spec, current);
     const bool active = why.isEmpty();
     for (QWidget* w :
          std::initializer_list<QWidget*>{r.slider, r.real, r.integer, r.toggle, r.label})

@@ -11,7 +11,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "analysis/target_label.h"
 #include "bridge/catalog.h"
+#include "export/plot_export.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -107,7 +110,12 @@ void ProbeView::showResult(const ExplorerResult& result) {
     graphs_.fitted[id] = g;
   }
   graphs_.target = plot_->addGraph();  // last: drawn on top
-  graphs_.target->setName(tr("target %1").arg(QString::fromStdString(p.target)));
+  // The target reads as its kernel (the list above names it): "target K(d) = (d/L) cos ωd".
+  graphs_.target->setName(
+      tr("target K(d) = %1")
+          .arg(formulaToUnicode(QString::fromStdString(probeTargetLabel(p.target)))));
+  // The CSV column keeps its name (export/plot_export.h).
+  graphs_.target->setProperty(kCsvKeyProperty, "target " + QString::fromStdString(p.target));
   graphs_.target->setPen(QPen(Qt::black, 3, Qt::DotLine));
   graphs_.target->setData(lags, QVector<double>(p.targetValues.begin(), p.targetValues.end()),
                           true);

@@ -44,11 +44,19 @@ QString scriptChars(const QString& text, const QHash<QChar, QChar>& map) {
   return out;
 }
 
+// One word of letters and digits (g_{FJ}, n_{aff}): it reads whole after the mark.
+bool isWord(const QString& s) {
+  if (s.isEmpty()) return false;
+  for (QChar c : s)
+    if (!c.isLetterOrNumber()) return false;
+  return true;
+}
+
 QString script(const FormulaNode& node, const QHash<QChar, QChar>& map, QChar mark) {
   const QString text = plain(node);
   const QString raised = scriptChars(text, map);
   if (!raised.isEmpty()) return raised;
-  return text.size() == 1 ? QString(mark) + text : QString(mark) + "(" + text + ")";
+  return isWord(text) ? QString(mark) + text : QString(mark) + "(" + text + ")";
 }
 
 bool hasSeveralTerms(const QString& s) {

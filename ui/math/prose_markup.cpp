@@ -3,47 +3,13 @@
 #include <QRegularExpression>
 #include <QStringList>
 
-#include <vector>
-
 #include "math/formula_markup.h"
 #include "math/formula_unicode.h"
+#include "util/prose_segments.h"
 
 namespace poslab::ui {
 
 namespace {
-
-struct Piece {
-  QString text;
-  bool formula = false;
-};
-
-// One paragraph cut at its unescaped dollar signs; "\$" becomes "$" in prose.
-std::vector<Piece> pieces(const QString& paragraph) {
-  std::vector<Piece> out;
-  QString run;
-  bool inFormula = false;
-  for (int k = 0; k < paragraph.size(); ++k) {
-    const QChar c = paragraph[k];
-    if (c == '\\' && k + 1 < paragraph.size() && paragraph[k + 1] == '$') {
-      run += '$';
-      ++k;
-      continue;
-    }
-    if (c == '$') {
-      out.push_back({run, inFormula});
-      run.clear();
-      inFormula = !inFormula;
-      continue;
-    }
-    run += c;
-  }
-  if (inFormula) {  // unclosed: the dollar sign and what follows are prose
-    run = "$" + run;
-    inFormula = false;
-  }
-  out.push_back({run, inFormula});
-  return out;
-}
 
 QStringList paragraphs(const QString& text) {
   QStringList out;
@@ -60,8 +26,10 @@ QString proseToHtml(const QString& text) {
   QString html;
   for (const QString& p : paragraphs(text)) {
     html += QStringLiteral("<p>");
-    for (const Piece& piece : pieces(p))
-      html += piece.formula ? formulaToHtml(*parseFormula(piece.text)) : piece.text.toHtmlEscaped();
+    for (const ProseSegment& piece : splitProse(p.toStdString())) {
+      const QString run = QString::fromStdString(piece.text);
+      html += piece.isMath ? formulaToHtml(*parseFormula(run)) : run.toHtmlEscaped();
+    }
     html += QStringLiteral("</p>");
   }
   return html;
@@ -71,8 +39,10 @@ QString proseToPlainText(const QString& text) {
   QStringList lines;
   for (const QString& p : paragraphs(text)) {
     QString line;
-    for (const Piece& piece : pieces(p))
-      line += piece.formula ? formulaToUnicode(piece.text) : piece.text;
+    for (const ProseSegment& piece : splitProse(p.toStdString())) {
+      const QString run = QString::fromStdString(piece.text);
+      line += piece.isMath ? formulaToUnicode(run) : run;
+    }
     lines << line;
   }
   return lines.join('\n');

@@ -1,6 +1,7 @@
 // Lesson texts: plain prose with formulas between dollar signs ("the kernel $e^{−γd} cos ωd$
 // decays"), written in the formula markup of formula_markup.h. A blank line starts a new
-// paragraph; \$ is a dollar sign. An unclosed $ is read as a literal dollar sign.
+// paragraph. Each paragraph is cut into prose and formulas by core's splitProse
+// (util/prose_segments.h: \$ is a dollar sign, an unclosed $ a literal one).
 #pragma once
 
 #include <QString>

@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/target_label.h"
+#include "export/plot_export.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -84,6 +87,8 @@ LagResponseView::LagResponseView(QWidget* parent) : QWidget(parent) {
   response_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
   target_ = plot_->addGraph(plot_->xAxis, plot_->yAxis2);
   target_->setName(tr("task kernel K(d) (right axis)"));
+  // The legend adds K(d)'s formula; the CSV column keeps this name (export/plot_export.h).
+  target_->setProperty(kCsvKeyProperty, target_->name());
   target_->setPen(QPen(seriesColor(1), 1.5));
   trainLine_ = new QCPItemStraightLine(plot_);
   trainLine_->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
@@ -160,6 +165,13 @@ void LagResponseView::onRunChanged() {
     const int at = length_->findData(QVariant::fromValue(keep));
     length_->setCurrentIndex(at >= 0 ? at : length_->count() - 1);  // default: the longest
   }
+  // The task's kernel by its formula (kernel-lm's lag kernel, sector-teacher's teacher).
+  const std::string kernel = measurable() ? configs_[static_cast<size_t>(i)].task.kernel : "";
+  const std::string label = taskKernelLabel(kernel);
+  target_->setName(kernel.empty() || label == kernel
+                       ? tr("task kernel K(d) (right axis)")
+                       : tr("task kernel K(d) = %1 (right axis)")
+                             .arg(formulaToUnicode(QString::fromStdString(label))));
   const bool can = measurable() && length() >= 2;
   plot_->setVisible(can);  // nothing to draw for other tasks: the message says why
   if (can) plot_->xAxis->setRange(0, static_cast<double>(length()));

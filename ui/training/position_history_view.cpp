@@ -13,6 +13,8 @@
 #include <numeric>
 #include <set>
 
+#include "encodings/params.h"
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -20,6 +22,11 @@ namespace poslab::ui {
 namespace {
 // Components of one run share its colour; the dash tells them apart (cycles after four).
 const Qt::PenStyle kComponentDash[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+
+// "gamma" -> "γ", "gate_FJ" -> "g_FJ": what the list and the axis show for a parameter.
+QString symbolText(const QString& name) {
+  return formulaToUnicode(QString::fromStdString(learnedParamSymbol(name.toStdString())));
+}
 }  // namespace
 
 PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
@@ -47,7 +54,7 @@ PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
   plot_->setMinimumSize(300, 200);
   layout->addWidget(plot_, 1);
   connect(parameter_, &QComboBox::activated, this, [this] { chosen_ = true; });
-  connect(parameter_, &QComboBox::currentTextChanged, this, [this] {
+  connect(parameter_, &QComboBox::currentIndexChanged, this, [this] {
     dirty_ = true;
     replot();
   });
@@ -93,7 +100,7 @@ void PositionHistoryView::addSnapshot(int run, const poslab::Snapshot& s) {
 }
 
 bool PositionHistoryView::setParameter(const QString& name) {
-  const int i = parameter_->findText(name);
+  const int i = parameter_->findData(name);
   if (i < 0) return false;
   parameter_->setCurrentIndex(i);
   chosen_ = true;
@@ -101,7 +108,7 @@ bool PositionHistoryView::setParameter(const QString& name) {
 }
 
 QString PositionHistoryView::parameter() const {
-  return parameter_->currentText();
+  return parameter_->currentData().toString();
 }
 
 void PositionHistoryView::setEachComponent(bool each) {
@@ -119,26 +126,26 @@ void PositionHistoryView::updateNames() {
   QStringList list;
   for (const auto& n : names) list << QString::fromStdString(n);
   QStringList shown;
-  for (int i = 0; i < parameter_->count(); ++i) shown << parameter_->itemText(i);
+  for (int i = 0; i < parameter_->count(); ++i) shown << parameter_->itemData(i).toString();
   if (list == shown) return;
-  const QString keep = parameter_->currentText();
+  const QString keep = parameter();
   {
     const QSignalBlocker block(parameter_);
     parameter_->clear();
-    parameter_->addItems(list);
+    for (const QString& n : list) parameter_->addItem(symbolText(n), n);
     // The user's choice stays; until there is one, gamma when some run has it (the parameter the
     // Jordan families are about), whichever run reported first.
     const QString pick = (chosen_ || !list.contains("gamma")) && list.contains(keep) ? keep
                          : list.contains("gamma")                                    ? "gamma"
                                                                                      : QString();
-    if (!pick.isEmpty()) parameter_->setCurrentText(pick);
+    if (!pick.isEmpty()) parameter_->setCurrentIndex(parameter_->findData(pick));
   }
   dirty_ = true;
 }
 
 void PositionHistoryView::rebuildGraphs() {
   plot_->clearGraphs();
-  const std::string name = parameter_->currentText().toStdString();
+  const std::string name = parameter().toStdString();
   const bool each = each_->isChecked();
   QStringList without;
   size_t components = 0;
@@ -163,7 +170,7 @@ void PositionHistoryView::rebuildGraphs() {
       r.graphs.push_back(g);
     }
   }
-  const QString p = parameter_->currentText();
+  const QString p = parameter().isEmpty() ? QString() : symbolText(parameter());
   if (p.isEmpty()) {
     plot_->yAxis->setLabel(tr("value"));
   } else if (each && components > 1) {
@@ -187,7 +194,7 @@ void PositionHistoryView::rebuildGraphs() {
 }
 
 void PositionHistoryView::appendPoints(Run& r, size_t from) {
-  auto it = r.history.find(parameter_->currentText().toStdString());
+  auto it = r.history.find(parameter().toStdString());
   if (it == r.history.end() || r.graphs.empty()) return;
   const std::vector<Point>& points = it->second;
   const bool each = r.graphs.size() > 1 || each_->isChecked();
@@ -211,7 +218,7 @@ void PositionHistoryView::appendPoints(Run& r, size_t from) {
 void PositionHistoryView::replot() {
   if (dirty_) rebuildGraphs();
   for (Run& r : runs_) {
-    auto it = r.history.find(parameter_->currentText().toStdString());
+    auto it = r.history.find(parameter().toStdString());
     if (it == r.history.end()) continue;
     if (r.graphs.empty()) {  // the parameter appeared for this run after the graphs were built
       rebuildGraphs();

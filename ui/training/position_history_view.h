@@ -35,6 +35,8 @@ class PositionHistoryView : public QWidget {
   // the new points (cheap at 25 Hz); then rescales and replots.
   void replot();
 
+  // The parameter by its Snapshot::position name ("gamma"); the list and the axis show its
+  // symbol (learnedParamSymbol: γ).
   bool setParameter(const QString& name);  // false when no run has it
   QString parameter() const;
   void setEachComponent(bool each);

@@ -16,6 +16,10 @@
 #include <climits>
 #include <cmath>
 
+#include "analysis/target_label.h"
+#include "encodings/params.h"
+#include "math/formula_unicode.h"
+
 namespace poslab::ui {
 
 namespace {
@@ -25,6 +29,13 @@ int clampToInt(double v) {
 }
 QString number(double v) {
   return QString::number(v, 'g', 6);
+}
+// An option's row label: its symbol where it has one (omega -> ω, omega2 -> ω₂), else its name
+// as words (max_offset -> max offset); the key itself is in the tooltip.
+QString optionLabel(const std::string& name) {
+  const std::string symbol = paramSymbol(name);
+  if (symbol != name) return formulaToUnicode(QString::fromStdString(symbol));
+  return QString::fromStdString(name).replace('_', ' ');
 }
 // A value as its field's text: the shortest that reads back as exactly v (a loaded setup's
 // option stays what it was).
@@ -72,7 +83,14 @@ void TaskOptionsForm::rebuild() {
     kernel_ = new QComboBox(body_);
     kernel_->setObjectName("taskKernel");
     kernel_->setEditable(true);  // kernel-lm also takes high_jet_rN for any N in 1..16
-    for (const auto& k : kernels) kernel_->addItem(QString::fromStdString(k));
+    for (const auto& k : kernels) {
+      kernel_->addItem(QString::fromStdString(k));
+      const std::string label = taskKernelLabel(k);  // the list names keys; the tip gives K(d)
+      if (label != k)
+        kernel_->setItemData(kernel_->count() - 1,
+                             "K(d) = " + formulaToUnicode(QString::fromStdString(label)),
+                             Qt::ToolTipRole);
+    }
     kernel_->setCurrentText(QString::fromStdString(config_.kernel));
     kernel_->setToolTip(config_.id == "kernel-lm"
                             ? tr("Target lag kernel K(d); also high_jet_rN, N = 1..16")
@@ -126,8 +144,8 @@ void TaskOptionsForm::rebuild() {
       widget = f.edit;
     }
     widget->setObjectName("option_" + name);
-    widget->setToolTip(QString::fromStdString(spec.help));
-    form->addRow(name, widget);
+    widget->setToolTip(name + ": " + QString::fromStdString(spec.help));
+    form->addRow(optionLabel(spec.name), widget);
     fields_.push_back(f);
   }
   if (form->rowCount() == 0) form->addRow(new QLabel(tr("(no options)"), body_));

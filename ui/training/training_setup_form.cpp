@@ -136,8 +136,7 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
                      tr("Transformer blocks"));
   positionLrScale_ = makeReal(modelBox, "positionLrScale", "config.optim.position_lr_scale",
                               defaults.positionLrScale);
-  positionLrScale_->setToolTip(
-      tr("Position parameters (gamma, eta, gates, ...) train at lr times this"));
+  positionLrScale_->setToolTip(tr("Position parameters (γ, η, gates, …) train at lr times this"));
   modelForm->addRow(tr("d_model"), dModel_);
   modelForm->addRow(tr("heads"), heads_);
   modelForm->addRow(tr("layers"), layers_);
