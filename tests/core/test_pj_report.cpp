@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "analysis/pj_diagnostics.h"
+#include "test_support.h"
 #include "train/position_summary.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -17,9 +18,7 @@
 namespace poslab {
 namespace {
 
-double softplus(double x) {
-  return std::log1p(std::exp(x));
-}
+using testing::softplus;
 
 TEST(PositionSummary, MeanOverLayersIsEntryWise) {
   const PositionParameters a{{"gate_FJ", {0.2, 0.4}}, {"mass_affine", {1.0}}};
