@@ -44,7 +44,7 @@ timing="$repo/bench/side_by_side_timing.py"
 
 fail() { echo "reference_side_by_side.sh: $*" >&2; exit 2; }
 value() { [[ $# -ge 2 && -n "$2" ]] || fail "$1 needs a value (see --help)"; }
-count() { [[ "$2" =~ ^[0-9]+$ ]] && (( $2 >= $3 )) || fail "$1 '$2' must be an integer >= $3"; }
+count() { [[ "$2" =~ ^[0-9]+$ && "$2" -ge "$3" ]] || fail "$1 '$2' must be an integer >= $3"; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -161,8 +161,8 @@ print(*(s[k] for k in ("d_model", "heads", "layers", "mlp_ratio", "batch", "T", 
                        "weight_decay")))' "$shapes")
   for pair in rope:rope jordan-stabilized-abs:jordan_rope; do
     family="${pair%%:*}" method="${pair#*:}"
-    cfg="$(poslab_config "klm-$family" "$family" $C $H $layers $mlp rms kernel-lm mixed_raw '{}' \
-           $T $((C / H)) $B "$lr" "$wd" $((klm_steps + 1)))"
+    cfg="$(poslab_config "klm-$family" "$family" "$C" "$H" "$layers" "$mlp" rms kernel-lm \
+           mixed_raw '{}' "$T" $((C / H)) "$B" "$lr" "$wd" $((klm_steps + 1)))"
     poslab "kernel-lm $family" "$family" "$cfg" "$klm_steps" $((B * T))
     run "kernel-lm $family" "reference $method" $((B * T)) "$python" "$timing" reference \
       "$threads" "$klm_script" --config "$tmp/kernel_lm.yaml" --out-dir "$tmp/klm-$method" \
