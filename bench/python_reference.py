@@ -6,8 +6,9 @@ side by side with the same shapes, optimiser and thread count:
 
   model   TinyTransformer of core/model/transformer.h with the RoPE family: token embedding ->
           `layers` pre-norm blocks [RMSNorm -> causal attention (qkv Linear C->3C with bias,
-          RoPE on q and k, proj Linear C->C) -> residual -> RMSNorm -> Linear C->4C, GELU,
-          Linear 4C->C -> residual] -> final RMSNorm -> Linear head C->vocab.
+          RoPE on q and k, proj Linear C->C) -> residual -> RMSNorm -> Linear C->mC, GELU,
+          Linear mC->C -> residual] -> final RMSNorm -> Linear head C->vocab; m = --mlp-ratio
+          (4, PosLab's default).
           RMSNorm: x * rsqrt(mean(x^2) + 1e-6) * weight.
           RoPE: channel pairs (x[2c], x[2c+1]) rotated by e^{-i theta_c p}, theta_c = 10000^(-2c/D),
           scores scaled by 1/sqrt(D) (core/encodings/rope_like.h).
@@ -162,6 +163,7 @@ def main():
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--mlp-ratio", type=int, default=4, help="MLP hidden width / d_model")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--trace", default="",
                     help="write a chrome://tracing JSON of the timed steps' torch ops (slows them)")
@@ -173,7 +175,7 @@ def main():
 
     # Same defaults as poslab::OptimConfig.
     lr, warmup, min_ratio, clip = 3e-3, 50, 0.1, 1.0
-    model = TinyTransformer(VOCAB, args.d_model, args.heads, args.layers, mlp_ratio=4)
+    model = TinyTransformer(VOCAB, args.d_model, args.heads, args.layers, args.mlp_ratio)
     model.train()
     decay = [p for p in model.parameters() if p.dim() == 2]
     no_decay = [p for p in model.parameters() if p.dim() != 2]
