@@ -9,6 +9,7 @@
 #include "encodings/families.h"
 #include "encodings/pope.h"
 #include "model/transformer.h"
+#include "tasks/task.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -94,8 +95,9 @@ void requirePopeFamily(const std::string& family) {
                           "train with --family " + PopeInfo().id);
 }
 
-PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const at::Tensor& tokens,
+PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const Batch& batch,
                                       long long rowsPerForward) {
+  const at::Tensor& tokens = batch.tokens;  // (S, T)
   PopeFrequencyUsage u = start(model, tokens);
   torch::NoGradGuard noGrad;
   const int64_t S = u.sequences, T = u.length;
@@ -134,8 +136,8 @@ PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const at::Tens
   return u;
 }
 
-PopeFrequencyUsage popeFrequencyUsageReference(TinyTransformerImpl& model,
-                                               const at::Tensor& tokens) {
+PopeFrequencyUsage popeFrequencyUsageReference(TinyTransformerImpl& model, const Batch& batch) {
+  const at::Tensor& tokens = batch.tokens;  // (S, T)
   PopeFrequencyUsage u = start(model, tokens);
   torch::NoGradGuard noGrad;
   const int64_t S = u.sequences, T = u.length, D = u.headDim;

@@ -12,18 +12,15 @@
 // delta_c) over the pairs the model attends over; usage is its share (sums to 1 over c).
 //
 // The header is torch-free (the result crosses into the UI as plain data); the functions take the
-// model and tokens by forward declaration.
+// model and the batch by forward declaration (no torch names at global scope either).
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace at {
-class Tensor;
-}
-
 namespace poslab {
 
+struct Batch;  // tasks/task.h
 struct TinyTransformerImpl;
 
 struct PopeFrequencyUsage {
@@ -51,17 +48,17 @@ double effectiveFrequencies(const std::vector<double>& usage);
 // have a content magnitude and a position phase to separate).
 void requirePopeFamily(const std::string& family);
 
-// The fast path: tokens (S, T) int64 on the model's device, processed rowsPerForward sequences per
+// The fast path: batch.tokens (S, T) int64 on the model's device (a task's sample; only the tokens
+// are read), processed rowsPerForward sequences per
 // forward pass (0: all at once). mu from the family's own transform (popeTransform: the modulus of
 // each complex component), the causal pair sum as sum_t mu_q(t) * cumsum_u mu_k(u), float64.
 // Runs under NoGradGuard; the caller puts the model in eval mode. Throws InvalidArgument for a
 // non-PoPE model or an empty batch.
-PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const at::Tensor& tokens,
+PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const Batch& batch,
                                       long long rowsPerForward = 0);
 
 // The float64 reference: the same queries and keys, softplus written out per element and the
 // explicit double loop over causal pairs u <= t. O(S H D T^2): for tests.
-PopeFrequencyUsage popeFrequencyUsageReference(TinyTransformerImpl& model,
-                                               const at::Tensor& tokens);
+PopeFrequencyUsage popeFrequencyUsageReference(TinyTransformerImpl& model, const Batch& batch);
 
 }  // namespace poslab

@@ -117,7 +117,7 @@ PopeFrequencyUsage Trainer::popeFrequencyUsage(long long length, long long seque
       s.toDevice(task.sample(sequences, length, batchSeed(s.cfg.run.seed, 0, kPopeUsageStream)));
   // As many sequences per forward pass as the evaluation token budget holds (at least 1).
   const long long rows = std::max<long long>(1, s.cfg.run.evalTokensPerBatch / length);
-  return poslab::popeFrequencyUsage(*s.model, b.tokens, rows);
+  return poslab::popeFrequencyUsage(*s.model, b, rows);
 }
 
 }  // namespace poslab

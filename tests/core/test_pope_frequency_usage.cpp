@@ -16,6 +16,7 @@
 #include "analysis/pope_frequency_usage.h"
 #include "encodings/pope.h"
 #include "model/transformer.h"
+#include "tasks/task.h"
 #include "test_support.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -39,6 +40,12 @@ ModelConfig popeModel(long long layers) {
 // Written out from the definition ln(1 + e^x), not the library's softplus.
 double softplus(double x) {
   return std::log(1.0 + std::exp(x));
+}
+
+Batch tokensBatch(const torch::Tensor& tokens) {  // (S, T) int64: all the analysis reads
+  Batch b;
+  b.tokens = tokens;
+  return b;
 }
 
 // Query bias at (head h, component c) of the qkv projection's output [q | k | v], each (H, hs).
@@ -83,7 +90,7 @@ TEST(PopeFrequencyUsage, HandBuiltModelPutsAllUsageOnTheChosenFrequencies) {
       model->blocks[s.layer]->attn->qkv->bias[kIndex(s.head, s.c)] = s.k;
     }
   }
-  const torch::Tensor tokens = torch::randint(0, 5, {3, 9}, torch::kLong);  // (S, T)
+  const Batch tokens = tokensBatch(torch::randint(0, 5, {3, 9}, torch::kLong));  // (S, T)
   const PopeFrequencyUsage u = popeFrequencyUsage(*model, tokens, /*rowsPerForward=*/2);
 
   ASSERT_EQ(u.usage.size(), 2u);
@@ -140,7 +147,7 @@ TEST(PopeFrequencyUsage, FastPathMatchesFloat64PairLoop) {
     for (auto& p : model->parameters())
       if (p.dim() == 2) p.normal_(0.0, 0.6);
   }
-  const torch::Tensor tokens = torch::randint(0, 5, {5, 13}, torch::kLong);
+  const Batch tokens = tokensBatch(torch::randint(0, 5, {5, 13}, torch::kLong));
   const PopeFrequencyUsage fast = popeFrequencyUsage(*model, tokens, /*rowsPerForward=*/2);
   const PopeFrequencyUsage ref = popeFrequencyUsageReference(*model, tokens);
   auto expectClose = [](const auto& a, const auto& b, const char* name) {
@@ -179,7 +186,7 @@ TEST(PopeFrequencyUsage, RefusesANonPopeModelNamingItsFamily) {
   ModelConfig m = popeModel(1);
   m.family = "rope";
   TinyTransformer model(m, 16);
-  const torch::Tensor tokens = torch::zeros({1, 4}, torch::kLong);
+  const Batch tokens = tokensBatch(torch::zeros({1, 4}, torch::kLong));
   const std::string msg = what([&] { popeFrequencyUsage(*model, tokens); });
   EXPECT_NE(msg.find("PoPE"), std::string::npos) << msg;
   EXPECT_NE(msg.find("family is rope"), std::string::npos) << msg;
