@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   poslab::cli::addCompareCommand(app);
   poslab::cli::addRunCommand(app);
   poslab::cli::addResponseCommand(app);
+  poslab::cli::addPopeUsageCommand(app);
   poslab::cli::addTaskKernelCommand(app);
   poslab::cli::addLessonCommand(app);
   try {

@@ -53,6 +53,7 @@ void addEvalCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addResponseCommand(CLI::App& app);
+void addPopeUsageCommand(CLI::App& app);
 void addTaskKernelCommand(CLI::App& app);
 void addLessonCommand(CLI::App& app);
 

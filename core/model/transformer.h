@@ -5,7 +5,9 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "model/fused_attention.h"
@@ -33,6 +35,9 @@ struct AttentionImpl : torch::nn::Module {
   AttentionImpl(const ModelConfig& cfg, long long trainLength);
   // x (B, T, C), pos (T) -> (B, T, C)
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& pos);
+  // The raw projections before the position family: x (B, T, C) -> q, k, v, each (B, H, T, hs).
+  // forward() scores exactly these; diagnostics read them (analysis/pope_frequency_usage.h).
+  std::array<torch::Tensor, 3> project(const torch::Tensor& x);
   int64_t heads, headSize;
   torch::nn::Linear qkv{nullptr}, proj{nullptr};
   PositionModule position{nullptr};
@@ -67,6 +72,10 @@ struct TinyTransformerImpl : torch::nn::Module {
   // fused kernel's tile edge. The default comes from the environment: POSLAB_ATTENTION=reference
   // selects the reference path for every new model (benchmarks, checks).
   void useFusedAttention(bool fused, int64_t tile = kFusedAttentionTile);
+  // Each layer's raw queries and keys (AttentionImpl::project of its normed input) on tokens
+  // (B, T) int64: one {q, k} per layer, each (B, H, T, hs). Runs the blocks as forward() does.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> layerQueriesKeys(
+      const torch::Tensor& tokens);
   // (B, H, T, T) weights of each layer from the last forward with recordWeights.
   std::vector<torch::Tensor> attentionWeights() const;
   std::vector<PositionModule> positionModules() const;

@@ -2,12 +2,18 @@
 // stream, leave-one-order-out, and the learned position parameters.
 #include <torch/torch.h>
 
+#include "analysis/pope_frequency_usage.h"
 #include "train/attention_blocks.h"
+#include "train/run_limits.h"
 #include "train/trainer.h"
 #include "train/trainer_state.h"
 #include "util/error.h"
 
 namespace poslab {
+
+namespace {
+constexpr uint64_t kPopeUsageStream = 2'000'007;  // its own seeded sample stream
+}  // namespace
 
 AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
   State& s = *s_;
@@ -100,6 +106,29 @@ std::vector<PositionParameters> Trainer::positionParametersByLayer() const {
 
 PositionParameters Trainer::positionParametersMean() const {
   return meanOverLayers(positionParametersByLayer());
+}
+
+PopeFrequencyUsage Trainer::popeFrequencyUsage(long long length, long long sequences) {
+  State& s = *s_;
+  requirePopeFamily(s.cfg.model.family);  // first: the family is the likeliest mistake
+  if (sequences < 1)
+    throw InvalidArgument("PoPE frequency usage: sequences " + std::to_string(sequences) +
+                          " must be at least 1");
+  const Task& task = *s.evalTask;
+  if (length < task.minLength() || length > task.maxLength())
+    throw InvalidArgument("PoPE frequency usage: length " + std::to_string(length) +
+                              " is outside what task " + task.id() + " can generate",
+                          "allowed [" + std::to_string(task.minLength()) + ", " +
+                              std::to_string(task.maxLength()) + "]");
+  checkEvaluationFits(s.cfg, s.task->vocabSize(), length, sequences);
+  torch::NoGradGuard noGrad;
+  s.model->eval();
+  s.model->configureAttention(true, kEvalAttentionBlock, false);
+  Batch b =
+      s.toDevice(task.sample(sequences, length, batchSeed(s.cfg.run.seed, 0, kPopeUsageStream)));
+  // As many sequences per forward pass as the evaluation token budget holds (at least 1).
+  const long long rows = std::max<long long>(1, s.cfg.run.evalTokensPerBatch / length);
+  return poslab::popeFrequencyUsage(*s.model, b, rows);
 }
 
 }  // namespace poslab

@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "train/inspection.h"  // AttentionSample, ExamplePrediction
+#include "analysis/pope_frequency_usage.h"  // PopeFrequencyUsage: plain data
+#include "train/inspection.h"               // AttentionSample, ExamplePrediction
 #include "train/position_summary.h"
 #include "train/snapshot.h"
 #include "train/train_config.h"
@@ -76,6 +77,12 @@ class Trainer {
   std::vector<PositionParameters> positionParametersByLayer() const;
   // Their mean over the layers (meanOverLayers): what reports and snapshots show by default.
   PositionParameters positionParametersMean() const;
+  // How much of each layer's and head's score each PoPE frequency carries (MATH 4.6), on
+  // `sequences` sequences of length `length` from the evaluation task's own seeded stream
+  // (independent of training, evaluation and the sample inputs). Throws InvalidArgument naming the
+  // family for a non-PoPE run, and for sequences < 1 or a length the task cannot generate or an
+  // evaluation could not afford (checkEvaluationFits).
+  PopeFrequencyUsage popeFrequencyUsage(long long length, long long sequences = 16);
 
   // Data-parallel training over the group's ranks (data_parallel_step.cpp): from now on each
   // step() trains rows [rank * B / N, (rank + 1) * B / N) of the single-process batch of B rows,

@@ -164,6 +164,7 @@ fi
 # s5 "a directory as a preset or checkpoint gives a libstdc++ message without the file name"
 expect_error preset-dir "preset file '$tmp/adir' is a directory" "$cli" run --preset "$tmp/adir"
 expect_error checkpoint-dir "checkpoint '$tmp/adir' is a directory" "$cli" eval --checkpoint "$tmp/adir"
+expect_error pope-usage-dir "checkpoint '$tmp/adir' is a directory" "$cli" pope-usage --checkpoint "$tmp/adir"
 expect_error config-dir "--config '$tmp/adir' is a directory" "$cli" train --family rope --config "$tmp/adir"
 expect_error text-dir-option "field 'task.text_file': text file '$tmp/adir' is a directory" \
   "$cli" train --task byte-lm --text "$tmp/adir" --family rope --out "$tmp/o4"
@@ -186,6 +187,7 @@ preset_refused seed-too-big "'seeds\[0\]' = 18446744073709551616 is out of range
 # s5 "eval --checkpoint /dev/zero says 'out of memory'"
 expect_error checkpoint-dev-zero "checkpoint '/dev/zero' is not a regular file" "$cli" eval --checkpoint /dev/zero
 expect_not checkpoint-dev-zero "out of memory"
+expect_error pope-usage-dev-zero "checkpoint '/dev/zero' is not a regular file" "$cli" pope-usage --checkpoint /dev/zero
 expect_error preset-dev-zero "preset file '/dev/zero' is not a regular file" "$cli" run --preset /dev/zero
 head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' ' ' > "$tmp/big.json"
 expect_error preset-too-big "preset file '$tmp/big.json' is 17 MiB, larger than the 16 MiB" \

@@ -138,6 +138,20 @@ done
 if [ -s "$tmp/jobs1.txt" ] && cmp -s "$tmp/jobs1.txt" "$tmp/jobs2.txt"; then ok; else fail "compare --jobs 2 differs from --jobs 1"; fi
 expect_error negative-jobs "--jobs must be 0" "$cli" compare --task kernel-lm --families rope --steps 1 --jobs -1
 expect_error response-wrong-task "bits-then-QUERY" "$cli" response --checkpoint "$tmp/ii/rope-seed0.pt"
+# PoPE frequency usage (MATH 4.6): per layer, one share per frequency c, summing to 1; refusals.
+"$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --length 24 --sequences 3 --json > "$tmp/pu.json"
+json_has pope-usage-json "$tmp/pu.json" "d['family']=='pope' and d['length']==24 and d['sequences']==3 and len(d['layers'])==2 and all(len(l['usage'])==d['head_dim']==len(d['theta']) and abs(sum(l['usage'])-1)<1e-9 and 1 <= l['effective_frequencies'] <= d['head_dim'] for l in d['layers'])"
+expect_ok pope-usage-table "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --sequences 2
+expect_error pope-usage-rope "checkpoint '$tmp/ii/rope-seed0.pt': PoPE frequency usage needs a PoPE run; this run's family is rope" \
+  "$cli" pope-usage --checkpoint "$tmp/ii/rope-seed0.pt"
+expect_error pope-usage-missing "checkpoint '$tmp/none.pt' does not exist" "$cli" pope-usage --checkpoint "$tmp/none.pt"
+expect_error pope-usage-sequences "--sequences: '0' must be a whole number in \[1, 4096\]" \
+  "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --sequences 0
+expect_error pope-usage-length "--length: '-3' must be a whole number in" \
+  "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --length -3
+expect_error pope-usage-length-task "length 100000 is outside what task indirect-indexing can generate" \
+  "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --length 100000
+expect_error pope-usage-no-checkpoint "--checkpoint is required" "$cli" pope-usage
 expect_error train-unknown-task "field 'task.id': unknown task 'nonsense'" "$cli" train --task nonsense --family rope --steps 1
 expect_error train-bad-length "field 'run.eval_lengths\[0\]' = 100000: task indirect-indexing cannot generate" "$cli" train --task indirect-indexing --family rope --steps 1 --eval-lengths 100000 --out "$tmp/bad"
 expect_error eval-missing "checkpoint '$tmp/none.pt' does not exist" "$cli" eval --checkpoint "$tmp/none.pt"

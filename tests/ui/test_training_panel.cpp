@@ -21,6 +21,7 @@
 #include <qcustomplot.h>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -443,7 +444,9 @@ class TestTrainingPanel : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(panel.sampleView()->shown().step, 60LL, kWaitMs);
     panel.replot();
     const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
-    const char* names[] = {"curves", "parameters", "attention", "samples", "learned-kernel"};
+    const char* names[] = {"curves",  "parameters",     "attention",
+                           "samples", "learned-kernel", "frequency-usage"};
+    QCOMPARE(panel.viewTabs()->count(), static_cast<int>(std::size(names)));
     for (int t = 0; t < panel.viewTabs()->count(); ++t) {
       panel.viewTabs()->setCurrentIndex(t);
       QCoreApplication::processEvents();

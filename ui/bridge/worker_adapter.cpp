@@ -23,6 +23,7 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent
   qRegisterMetaType<poslab::ui::TrainingAttention>();
   qRegisterMetaType<poslab::ui::TrainingSamples>();
   qRegisterMetaType<poslab::ui::TrainingLagResponse>();
+  qRegisterMetaType<poslab::ui::TrainingPopeUsage>();
   // The callback runs on the worker thread; emitting there queues to the receivers' threads.
   impl_->worker = std::make_unique<TrainingWorker>(
       [&] {
@@ -42,6 +43,7 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,
   qRegisterMetaType<poslab::ui::TrainingAttention>();
   qRegisterMetaType<poslab::ui::TrainingSamples>();
   qRegisterMetaType<poslab::ui::TrainingLagResponse>();
+  qRegisterMetaType<poslab::ui::TrainingPopeUsage>();
   if (!model) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
   std::unique_ptr<Trainer> trainer = model->release();
   if (!trainer) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
@@ -142,6 +144,21 @@ void TrainingRun::requestLagResponse(long long length, long long samples) {
         TrainingLagResponse r;
         r.error = QString::fromStdString(error);
         Q_EMIT lagResponseReady(index_, r);
+      });
+}
+
+void TrainingRun::requestPopeUsage(long long length, long long sequences) {
+  impl_->worker->post(
+      [this, length, sequences](Trainer& t) {
+        TrainingPopeUsage u;
+        u.step = t.stepCount();
+        u.usage = t.popeFrequencyUsage(length, sequences);
+        Q_EMIT popeUsageReady(index_, u);
+      },
+      [this](const std::string& error) {
+        TrainingPopeUsage u;
+        u.error = QString::fromStdString(error);
+        Q_EMIT popeUsageReady(index_, u);
       });
 }
 

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "tasks/indirect_indexing.h"  // plain data, no torch
-#include "train/inspection.h"         // plain data, no torch
-#include "train/snapshot.h"           // plain data, no torch
-#include "train/train_config.h"       // plain data, no torch
+#include "analysis/pope_frequency_usage.h"  // plain data, no torch
+#include "tasks/indirect_indexing.h"        // plain data, no torch
+#include "train/inspection.h"               // plain data, no torch
+#include "train/snapshot.h"                 // plain data, no torch
+#include "train/train_config.h"             // plain data, no torch
 
 #include "bridge/trained_model.h"  // torch-free (pimpl)
 
@@ -54,6 +55,15 @@ struct TrainingLagResponse {
   QString error;                       // non-empty: why there is no response
 };
 
+// How much of each layer's score each PoPE frequency carries (core's popeFrequencyUsage, MATH
+// 4.6, as `poslab-cli pope-usage` prints it). Only PoPE runs have it; others come back with
+// `error` naming their family.
+struct TrainingPopeUsage {
+  long long step = 0;
+  poslab::PopeFrequencyUsage usage;
+  QString error;  // non-empty: why there is no usage
+};
+
 class TrainingRun : public QObject {
   Q_OBJECT
  public:
@@ -92,6 +102,9 @@ class TrainingRun : public QObject {
   // Non-blocking: the lag response at probe length `length` over `samples` sequences (at most 128
   // lags), answered by lagResponseReady. Costs seconds at long lengths: ask on demand.
   void requestLagResponse(long long length, long long samples);
+  // Non-blocking: the PoPE frequency usage on `sequences` sequences of length `length`, answered
+  // by popeUsageReady. One forward pass per batch of sequences: fast, but ask on demand.
+  void requestPopeUsage(long long length, long long sequences);
   // Non-blocking: fills the named parameter with `value` between steps (tests and debugging: a
   // NaN makes the next step diverge). An unknown name comes back as a snapshot message.
   void setParameterValue(const std::string& name, double value);
@@ -106,6 +119,7 @@ class TrainingRun : public QObject {
   void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
   void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
   void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);
+  void popeUsageReady(int index, const poslab::ui::TrainingPopeUsage& usage);
   // saveCheckpoint's outcome: the step the file holds, or error (non-empty, naming the file).
   void checkpointSaved(int index, const QString& path, long long step, const QString& error);
 
@@ -122,3 +136,4 @@ Q_DECLARE_METATYPE(poslab::Snapshot)
 Q_DECLARE_METATYPE(poslab::ui::TrainingAttention)
 Q_DECLARE_METATYPE(poslab::ui::TrainingSamples)
 Q_DECLARE_METATYPE(poslab::ui::TrainingLagResponse)
+Q_DECLARE_METATYPE(poslab::ui::TrainingPopeUsage)

@@ -205,6 +205,15 @@ void TrainingController::connectRun(TrainingRun* run) {
       },
       Qt::QueuedConnection);
   connect(
+      run, &TrainingRun::popeUsageReady, this,
+      [this, generation](int index, const TrainingPopeUsage& u) {
+        if (generation != generation_) return;
+        popeUsage_.inFlight = false;
+        Q_EMIT popeUsageReady(index, u);
+        answered(popeUsage_);
+      },
+      Qt::QueuedConnection);
+  connect(
       run, &TrainingRun::checkpointSaved, this,
       [this, generation](int index, const QString& path, long long step, const QString& error) {
         if (generation != generation_) return;  // clearRuns already answered that save
@@ -220,7 +229,7 @@ void TrainingController::clearRuns() {
   runs_.clear();  // each destructor joins its worker
   ++generation_;  // answers still queued from those runs are dropped
   failPendingSave(tr("the runs were replaced before their checkpoints were saved"));
-  attention_ = samples_ = lagResponse_ = Throttle{};
+  attention_ = samples_ = lagResponse_ = popeUsage_ = Throttle{};
   states_.clear();
   lastEval_.clear();
   lastSnapshot_.clear();
@@ -267,6 +276,13 @@ void TrainingController::requestLagResponse(int index, long long length, long lo
     if (index >= runCount()) return;
     Q_EMIT lagResponseSent(index);
     run(index)->requestLagResponse(length, samples);
+  });
+}
+
+void TrainingController::requestPopeUsage(int index, long long length, long long sequences) {
+  if (index < 0 || index >= runCount()) return;
+  throttled(popeUsage_, [this, index, length, sequences] {
+    if (index < runCount()) run(index)->requestPopeUsage(length, sequences);
   });
 }
 

@@ -80,6 +80,7 @@ class TrainingController : public QObject {
   void requestAttention(int index, long long length, long long maxSide);
   void requestSamples(int index, long long count);  // at the run's train length
   void requestLagResponse(int index, long long length, long long samples);
+  void requestPopeUsage(int index, long long length, long long sequences);
 
   // Checkpoints: see TrainingPanel::saveCheckpoints.
   struct SavedCheckpoint {
@@ -107,6 +108,7 @@ class TrainingController : public QObject {
   void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
   void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);
   void lagResponseSent(int index);  // a lag response request went to run `index` (it takes seconds)
+  void popeUsageReady(int index, const poslab::ui::TrainingPopeUsage& usage);
 
  private:
   struct RunState {
@@ -142,7 +144,7 @@ class TrainingController : public QObject {
   std::vector<std::vector<poslab::EvalResult>> lastEval_;  // per run
   std::vector<poslab::Snapshot> lastSnapshot_;             // per run, latest with a step
   int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
-  Throttle attention_, samples_, lagResponse_;
+  Throttle attention_, samples_, lagResponse_, popeUsage_;
   QString status_;
   std::unique_ptr<PendingSave> pendingSave_;  // saveCheckpoints in flight
 };

@@ -13,6 +13,7 @@
 
 #include "training/lag_response_view.h"
 #include "training/model_attention_view.h"
+#include "training/pope_usage_view.h"
 #include "training/position_history_view.h"
 #include "training/sample_view.h"
 #include "training/task_options_form.h"
@@ -79,11 +80,13 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   attentionView_ = new ModelAttentionView(viewTabs_);
   sampleView_ = new SampleView(viewTabs_);
   lagResponseView_ = new LagResponseView(viewTabs_);
+  popeUsageView_ = new PopeUsageView(viewTabs_);
   viewTabs_->addTab(curvesView_, tr("Curves"));
   viewTabs_->addTab(positionView_, tr("Position parameters"));
   viewTabs_->addTab(attentionView_, tr("Attention"));
   viewTabs_->addTab(sampleView_, tr("Samples"));
   viewTabs_->addTab(lagResponseView_, tr("Learned kernel"));
+  viewTabs_->addTab(popeUsageView_, tr("Frequency usage"));
   // The controls scroll vertically only: wide enough for the button row, never cut.
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(form_->minimumSizeHint().width() +
@@ -107,6 +110,8 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   connect(sampleView_, &SampleView::requestChanged, this, &TrainingPanel::sendSamplesRequest);
   connect(lagResponseView_, &LagResponseView::measureRequested, this,
           &TrainingPanel::sendLagResponseRequest);
+  connect(popeUsageView_, &PopeUsageView::measureRequested, this,
+          &TrainingPanel::sendPopeUsageRequest);
   updateSampleLengths();
   connect(curvesView_, &TrainingCurvesView::metricChanged, this, [this] {
     for (int i = 0; i < runCount(); ++i) curvesView_->showEvaluation(i, latestEval(i));
@@ -121,6 +126,7 @@ TrainingPanel::TrainingPanel(QWidget* parent)
     curvesView_->clearAllData();
     positionView_->clearHistory();
     lagResponseView_->clearResponse();
+    popeUsageView_->clearUsage();
     replot();
   });
   connect(c, &TrainingController::runStateChanged, this,
@@ -146,6 +152,13 @@ TrainingPanel::TrainingPanel(QWidget* parent)
             if (index == lagResponseView_->run() &&
                 (!r.error.isEmpty() || r.response.length == lagResponseView_->length()))
               lagResponseView_->showResponse(r);
+          });
+  connect(c, &TrainingController::popeUsageReady, this,
+          [this](int index, const TrainingPopeUsage& u) {
+            // Only the answer to what the view still asks for (run and length).
+            if (index == popeUsageView_->run() &&
+                (!u.error.isEmpty() || u.usage.length == popeUsageView_->length()))
+              popeUsageView_->showUsage(u);
           });
 }
 
@@ -218,6 +231,7 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
   }
   requestInspection();       // the trained model's maps and samples
   sendLagResponseRequest();  // and what it learned lag by lag (kernel-lm, sector-teacher)
+  sendPopeUsageRequest();    // and, for PoPE, which frequencies carry its scores
   return true;
 }
 
@@ -230,6 +244,7 @@ void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   std::vector<poslab::TrainConfig> configs;
   for (const auto& spec : specs) configs.push_back(spec.config);
   lagResponseView_->setRuns(configs);
+  popeUsageView_->setRuns(configs);
   curvesView_->setRuns(families);
 }
 
@@ -238,6 +253,7 @@ void TrainingPanel::clearViews() {
   attentionView_->setRuns({});
   sampleView_->setRuns({});
   lagResponseView_->setRuns({});
+  popeUsageView_->setRuns({});
   curvesView_->setRuns({});
   runState_->setText(tr("not started"));
 }
@@ -276,6 +292,7 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s, bool inspec
   if (inspect) requestInspection();
   // The learned kernel once the run is done.
   if (finishedNow && index == lagResponseView_->run()) sendLagResponseRequest();
+  if (finishedNow && index == popeUsageView_->run()) sendPopeUsageRequest();
   if (!replotTimer_.isActive()) replotTimer_.start();
   Q_EMIT snapshotShown();
 }
@@ -319,6 +336,13 @@ void TrainingPanel::sendLagResponseRequest() {
   if (i < 0 || i >= runCount() || !lagResponseView_->measurable()) return;
   lagResponseView_->setMeasuring();
   controller_->requestLagResponse(i, lagResponseView_->length(), LagResponseView::kSamples);
+}
+
+void TrainingPanel::sendPopeUsageRequest() {
+  const int i = popeUsageView_->run();
+  if (i < 0 || i >= runCount() || !popeUsageView_->measurable()) return;
+  popeUsageView_->setMeasuring();
+  controller_->requestPopeUsage(i, popeUsageView_->length(), PopeUsageView::kSequences);
 }
 
 }  // namespace poslab::ui

@@ -30,6 +30,7 @@ class QTabWidget;
 namespace poslab::ui {
 
 class LagResponseView;
+class PopeUsageView;
 class ModelAttentionView;
 class PositionHistoryView;
 class SampleView;
@@ -67,6 +68,7 @@ class TrainingPanel : public QWidget {
   ModelAttentionView* attentionView() const { return attentionView_; }
   SampleView* sampleView() const { return sampleView_; }
   LagResponseView* lagResponseView() const { return lagResponseView_; }
+  PopeUsageView* popeUsageView() const { return popeUsageView_; }
   TrainingCurvesView* curvesView() const { return curvesView_; }
   TrainingSetupForm* setupForm() const { return form_; }
   // The scroll area around the setup form (presentation mode folds it away; the buttons stay).
@@ -154,6 +156,7 @@ class TrainingPanel : public QWidget {
   void sendSamplesRequest();
   // The learned kernel costs seconds: only on Measure, when a run finishes and for loaded runs.
   void sendLagResponseRequest();
+  void sendPopeUsageRequest();  // PoPE runs: each frequency's share of the score
 
   // A member, not a child: it is destroyed (joining its runs, silently) before the views are.
   std::unique_ptr<TrainingController> controller_;
@@ -172,6 +175,7 @@ class TrainingPanel : public QWidget {
   ModelAttentionView* attentionView_ = nullptr;
   SampleView* sampleView_ = nullptr;
   LagResponseView* lagResponseView_ = nullptr;
+  PopeUsageView* popeUsageView_ = nullptr;
   QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
 };
 
