@@ -1,5 +1,6 @@
-// `poslab-cli pope-usage --checkpoint FILE`: how much of each layer's attention score each PoPE
-// frequency carries in a trained model (MATH 4.6), on sequences of the run's own task.
+// `poslab-cli pope-usage --checkpoint FILE`: how much of each layer's attention score each
+// frequency carries in a trained PoPE or RoPE model (MATH 4.6; the PoPE paper compares the two),
+// on sequences of the run's own task.
 #include <cmath>
 #include <iostream>
 
@@ -33,7 +34,7 @@ nlohmann::json gridJson(const std::vector<std::vector<double>>& rows) {  // [hea
 void addPopeUsageCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "pope-usage",
-      "a trained PoPE model's share of the attention score carried by each frequency");
+      "a trained PoPE or RoPE model's share of the attention score carried by each frequency");
   struct Opts {
     std::string checkpoint;
     long long length = 0;
@@ -41,7 +42,7 @@ void addPopeUsageCommand(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--checkpoint", o->checkpoint, "checkpoint.pt of a PoPE run")->required();
+  cmd->add_option("--checkpoint", o->checkpoint, "checkpoint.pt of a PoPE or RoPE run")->required();
   cmd->add_option("--length", o->length, "sequence length T (default: the training length)")
       ->check(integerIn(1, 1LL << 20));
   cmd->add_option("--sequences", o->sequences, "sequences of the task averaged over")
@@ -52,7 +53,7 @@ void addPopeUsageCommand(CLI::App& app) {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
     const TrainConfig& cfg = trainer->config();
     try {
-      requirePopeFamily(cfg.model.family);
+      requireFrequencyUsageFamily(cfg.model.family);
     } catch (const InvalidArgument& e) {
       throw InvalidArgument("checkpoint '" + o->checkpoint + "': " + e.what());
     }
@@ -79,9 +80,9 @@ void addPopeUsageCommand(CLI::App& app) {
                         {"theta", u.theta},
                         {"layers", layers}});
     }
-    std::cout << "PoPE frequency usage on " << cfg.task.id << " (checkpoint " << o->checkpoint
-              << ", step " << trainer->stepCount() << "), T = " << u.length << ", " << u.sequences
-              << " sequences\n"
+    std::cout << "Frequency usage (" << cfg.model.family << ") on " << cfg.task.id
+              << " (checkpoint " << o->checkpoint << ", step " << trainer->stepCount()
+              << "), T = " << u.length << ", " << u.sequences << " sequences\n"
               << "usage: frequency c's share of the mean amplitude mu_q mu_k of the score over "
                  "causal pairs (sums to 1 per head)\n";
     for (size_t l = 0; l < u.usage.size(); ++l) {

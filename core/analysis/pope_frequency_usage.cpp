@@ -8,6 +8,7 @@
 
 #include "encodings/families.h"
 #include "encodings/pope.h"
+#include "encodings/schedules.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
 #include "util/error.h"
@@ -27,9 +28,13 @@ std::vector<std::vector<double>> rows(const at::Tensor& t) {
   return out;
 }
 
+bool isPope(const std::string& family) {
+  return family == PopeInfo().id;
+}
+
 // The model's family checked, the sizes and frequencies filled in; the grids left empty.
 PopeFrequencyUsage start(const TinyTransformerImpl& model, const at::Tensor& tokens) {
-  requirePopeFamily(model.config.family);
+  requireFrequencyUsageFamily(model.config.family);
   if (tokens.dim() != 2 || tokens.size(0) < 1 || tokens.size(1) < 1)
     throw InvalidArgument("PoPE frequency usage needs a (sequences, length) batch of tokens",
                           "got " + std::to_string(tokens.dim()) + " dimensions");
@@ -39,7 +44,7 @@ PopeFrequencyUsage start(const TinyTransformerImpl& model, const at::Tensor& tok
   u.length = tokens.size(1);
   u.headDim = model.config.headDim();
   const double base = model.blocks.front()->attn->position->encoding().params().get("base");
-  u.theta = popeFrequencies(u.headDim, base);
+  u.theta = isPope(u.family) ? popeFrequencies(u.headDim, base) : ropeFrequencies(u.headDim, base);
   return u;
 }
 
@@ -49,7 +54,7 @@ void finish(PopeFrequencyUsage& u) {
   u.layerUsage.clear();
   u.layerEffectiveFrequencies.clear();
   for (auto& layer : u.usage) {
-    std::vector<double> mean(static_cast<size_t>(u.headDim), 0.0);
+    std::vector<double> mean(u.theta.size(), 0.0);
     for (auto& head : layer) {
       double total = 0;
       for (double a : head) total += a;
@@ -74,6 +79,20 @@ at::Tensor modulus(const at::Tensor& polar) {
   return at::hypot(polar.narrow(-1, 0, D), polar.narrow(-1, D, D));
 }
 
+// (B, H, T, D) raw q or k -> (B, H, T, D/2): the norm of each RoPE pair (x_2c, x_2c+1), MATH 0.3.
+at::Tensor pairNorm(const at::Tensor& x) {
+  const at::Tensor pairs = x.reshape({x.size(0), x.size(1), x.size(2), x.size(3) / 2, 2});
+  return at::hypot(pairs.select(-1, 0), pairs.select(-1, 1));
+}
+
+// (B, H, T, D) raw q or k of `family` -> (B, H, T, F) magnitudes per frequency; the phase
+// (positions, and PoPE's delta on keys) does not change them.
+at::Tensor magnitudes(const std::string& family, const at::Tensor& x, const at::Tensor& pos,
+                      const std::vector<double>& theta) {
+  if (isPope(family)) return modulus(popeTransform(x, pos, theta, {}));
+  return pairNorm(x);
+}
+
 double softplusReference(double x) {
   return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
@@ -89,10 +108,11 @@ double effectiveFrequencies(const std::vector<double>& usage) {
   return std::exp(entropy);
 }
 
-void requirePopeFamily(const std::string& family) {
-  if (family != PopeInfo().id)
-    throw InvalidArgument("PoPE frequency usage needs a PoPE run; this run's family is " + family,
-                          "train with --family " + PopeInfo().id);
+void requireFrequencyUsageFamily(const std::string& family) {
+  if (family != PopeInfo().id && family != RopeInfo().id)
+    throw InvalidArgument(
+        "frequency usage needs a PoPE or RoPE run; this run's family is " + family,
+        "train with --family " + PopeInfo().id + " or " + RopeInfo().id);
 }
 
 PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const Batch& batch,
@@ -109,9 +129,9 @@ PopeFrequencyUsage popeFrequencyUsage(TinyTransformerImpl& model, const Batch& b
   for (int64_t r = 0; r < S; r += step) {
     const auto qk = model.layerQueriesKeys(tokens.slice(0, r, std::min(r + step, S)));
     for (size_t l = 0; l < qk.size(); ++l) {
-      // (n, H, T, D) magnitudes; the phase (positions, and delta on keys) does not change them.
-      const at::Tensor muQ = modulus(popeTransform(qk[l].first.to(at::kDouble), pos, u.theta, {}));
-      const at::Tensor muK = modulus(popeTransform(qk[l].second.to(at::kDouble), pos, u.theta, {}));
+      // (n, H, T, F) magnitudes.
+      const at::Tensor muQ = magnitudes(u.family, qk[l].first.to(at::kDouble), pos, u.theta);
+      const at::Tensor muK = magnitudes(u.family, qk[l].second.to(at::kDouble), pos, u.theta);
       // sum_t mu_q(t) sum_{u <= t} mu_k(u): the causal pairs through a prefix sum over keys.
       const at::Tensor pairs = sumOverTokens(muQ * muK.cumsum(2));  // (H, D)
       if (sumQ.size() <= l) {
@@ -140,24 +160,31 @@ PopeFrequencyUsage popeFrequencyUsageReference(TinyTransformerImpl& model, const
   const at::Tensor& tokens = batch.tokens;  // (S, T)
   PopeFrequencyUsage u = start(model, tokens);
   torch::NoGradGuard noGrad;
-  const int64_t S = u.sequences, T = u.length, D = u.headDim;
+  const int64_t S = u.sequences, T = u.length, F = static_cast<int64_t>(u.theta.size());
+  const bool pope = isPope(u.family);
   for (const auto& [qRaw, kRaw] : model.layerQueriesKeys(tokens)) {
     const at::Tensor q64 = qRaw.to(at::kCPU, at::kDouble).contiguous();  // (S, H, T, D)
     const at::Tensor k64 = kRaw.to(at::kCPU, at::kDouble).contiguous();
     const auto q = q64.accessor<double, 4>(), k = k64.accessor<double, 4>();
     const int64_t H = q64.size(1);
-    std::vector<std::vector<double>> mq(H, std::vector<double>(D)), mk = mq, amp = mq;
+    std::vector<std::vector<double>> mq(H, std::vector<double>(F)), mk = mq, amp = mq;
+    // Frequency c's magnitude at (s, h, t): softplus(x_c) (PoPE) or |(x_2c, x_2c+1)| (RoPE).
+    auto mu = [pope](const auto& x, int64_t s, int64_t h, int64_t t, int64_t c) {
+      if (pope) return softplusReference(x[s][h][t][c]);
+      return std::sqrt(x[s][h][t][2 * c] * x[s][h][t][2 * c] +
+                       x[s][h][t][2 * c + 1] * x[s][h][t][2 * c + 1]);
+    };
     for (int64_t h = 0; h < H; ++h)
-      for (int64_t c = 0; c < D; ++c) {
+      for (int64_t c = 0; c < F; ++c) {
         double sq = 0, sk = 0, pairs = 0, pairCount = 0, tokenCount = 0;
         for (int64_t s = 0; s < S; ++s)
           for (int64_t t = 0; t < T; ++t) {
-            const double muQ = softplusReference(q[s][h][t][c]);
+            const double muQ = mu(q, s, h, t, c);
             sq += muQ;
-            sk += softplusReference(k[s][h][t][c]);
+            sk += mu(k, s, h, t, c);
             tokenCount += 1;
             for (int64_t j = 0; j <= t; ++j) {
-              pairs += muQ * softplusReference(k[s][h][j][c]);
+              pairs += muQ * mu(k, s, h, j, c);
               pairCount += 1;
             }
           }

@@ -110,7 +110,7 @@ PositionParameters Trainer::positionParametersMean() const {
 
 PopeFrequencyUsage Trainer::popeFrequencyUsage(long long length, long long sequences) {
   State& s = *s_;
-  requirePopeFamily(s.cfg.model.family);  // first: the family is the likeliest mistake
+  requireFrequencyUsageFamily(s.cfg.model.family);  // first: the family is the likeliest mistake
   if (sequences < 1)
     throw InvalidArgument("PoPE frequency usage: sequences " + std::to_string(sequences) +
                           " must be at least 1");

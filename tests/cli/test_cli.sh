@@ -142,8 +142,11 @@ expect_error response-wrong-task "bits-then-QUERY" "$cli" response --checkpoint 
 "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --length 24 --sequences 3 --json > "$tmp/pu.json"
 json_has pope-usage-json "$tmp/pu.json" "d['family']=='pope' and d['length']==24 and d['sequences']==3 and len(d['layers'])==2 and all(len(l['usage'])==d['head_dim']==len(d['theta']) and abs(sum(l['usage'])-1)<1e-9 and 1 <= l['effective_frequencies'] <= d['head_dim'] for l in d['layers'])"
 expect_ok pope-usage-table "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --sequences 2
-expect_error pope-usage-rope "checkpoint '$tmp/ii/rope-seed0.pt': PoPE frequency usage needs a PoPE run; this run's family is rope" \
-  "$cli" pope-usage --checkpoint "$tmp/ii/rope-seed0.pt"
+# RoPE, the paper's comparison: one share per rotary pair (head_dim / 2 frequencies).
+"$cli" pope-usage --checkpoint "$tmp/ii/rope-seed0.pt" --length 24 --sequences 3 --json > "$tmp/ru.json"
+json_has pope-usage-rope "$tmp/ru.json" "d['family']=='rope' and all(2*len(l['usage'])==d['head_dim']==2*len(d['theta']) and abs(sum(l['usage'])-1)<1e-9 for l in d['layers'])"
+expect_error pope-usage-other "checkpoint '$tmp/run/checkpoint.pt': frequency usage needs a PoPE or RoPE run; this run's family is jordan-stabilized" \
+  "$cli" pope-usage --checkpoint "$tmp/run/checkpoint.pt"
 expect_error pope-usage-missing "checkpoint '$tmp/none.pt' does not exist" "$cli" pope-usage --checkpoint "$tmp/none.pt"
 expect_error pope-usage-sequences "--sequences: '0' must be a whole number in \[1, 4096\]" \
   "$cli" pope-usage --checkpoint "$tmp/ii/pope-seed0.pt" --sequences 0

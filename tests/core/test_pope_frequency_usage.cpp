@@ -1,7 +1,8 @@
-// PoPE frequency usage (MATH 4.6): a hand-built model whose queries and keys are constants set
-// through the qkv biases, so every magnitude softplus(b) and every share is known in closed form;
-// the fast path (prefix sums over keys, chunked batches) against the float64 pair loop on a
-// random float64 model; the trainer's entry point and its refusals (a RoPE checkpoint, bad sizes).
+// Frequency usage (MATH 4.6) of PoPE and RoPE models: hand-built models whose queries and keys are
+// constants set through the qkv biases, so every magnitude (softplus(b) for PoPE, a pair's norm for
+// RoPE) and every share is known in closed form; the fast path (prefix sums over keys, chunked
+// batches) against the float64 pair loop on random float64 models; the trainer's entry point and
+// its refusals (an ALiBi checkpoint, bad sizes).
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -15,6 +16,7 @@
 
 #include "analysis/pope_frequency_usage.h"
 #include "encodings/pope.h"
+#include "encodings/schedules.h"
 #include "model/transformer.h"
 #include "tasks/task.h"
 #include "test_support.h"
@@ -27,9 +29,9 @@ namespace {
 constexpr long long kC = 16, kH = 2, kHs = kC / kH;  // d_model, heads, head size (frequencies)
 constexpr size_t kHeads = kH, kFreqs = kHs;
 
-ModelConfig popeModel(long long layers) {
+ModelConfig popeModel(long long layers, const std::string& family = "pope") {
   ModelConfig m;
-  m.family = "pope";
+  m.family = family;
   m.vocab = 5;
   m.dModel = kC;
   m.heads = kH;
@@ -137,9 +139,10 @@ TEST(PopeFrequencyUsage, HandBuiltModelPutsAllUsageOnTheChosenFrequencies) {
 // Random weights large enough that q and k vary with the token and, from layer 2 on, with the
 // position: the prefix-sum fast path, fed two sequences per forward pass, agrees with the
 // explicit loop over causal pairs. The model runs in float64 so both see identical q, k.
-TEST(PopeFrequencyUsage, FastPathMatchesFloat64PairLoop) {
+void expectFastPathMatchesPairLoop(const std::string& family) {
+  SCOPED_TRACE(family);
   torch::manual_seed(7);
-  TinyTransformer model(popeModel(/*layers=*/2), /*trainLength=*/16);
+  TinyTransformer model(popeModel(/*layers=*/2, family), /*trainLength=*/16);
   model->to(torch::kDouble);
   model->eval();
   {
@@ -163,9 +166,11 @@ TEST(PopeFrequencyUsage, FastPathMatchesFloat64PairLoop) {
   expectClose(fast.amplitude, ref.amplitude, "amplitude");
   expectClose(fast.usage, ref.usage, "usage");
   // Not a degenerate case: the shares are spread and differ between heads and layers.
+  const size_t F = ref.theta.size();
+  EXPECT_EQ(F, family == "pope" ? kFreqs : kFreqs / 2);
   double spread = 0;
-  for (size_t c = 0; c < kFreqs; ++c)
-    spread = std::max(spread, std::abs(ref.usage[1][0][c] - 0.125));
+  for (size_t c = 0; c < F; ++c)
+    spread = std::max(spread, std::abs(ref.usage[1][0][c] - 1.0 / static_cast<double>(F)));
   EXPECT_GT(spread, 0.01);
   for (const auto& layer : ref.usage)
     for (const auto& head : layer) {
@@ -175,6 +180,69 @@ TEST(PopeFrequencyUsage, FastPathMatchesFloat64PairLoop) {
     }
 }
 
+TEST(PopeFrequencyUsage, FastPathMatchesFloat64PairLoop) {
+  expectFastPathMatchesPairLoop("pope");
+  expectFastPathMatchesPairLoop("rope");
+}
+
+// RoPE: pair c of head h is components (2c, 2c + 1); its magnitude is the pair's norm, which the
+// rotation keeps. Biases: layer 1 head 0 pair 1 q = (3, 4), k = (0, 2): |q| |k| = 10 alone; head 1
+// pair 0 q = (1, 0), k = (1, 0) and pair 3 q = (0, 2), k = (3, 0): amplitudes 1 and 6, shares 1/7
+// and 6/7; layer 2 head 0 pair 2 alone, head 1 pair 0 alone. Every other component is 0.
+TEST(PopeFrequencyUsage, RopeUsesPairNormsOverItsHalfAsManyFrequencies) {
+  torch::manual_seed(2);
+  TinyTransformer model(popeModel(/*layers=*/2, "rope"), /*trainLength=*/16);
+  model->eval();
+  struct Set {
+    long long layer, head, component;
+    double q, k;
+  };
+  const std::vector<Set> sets = {{0, 0, 2, 3, 0}, {0, 0, 3, 4, 2}, {0, 1, 0, 1, 1},
+                                 {0, 1, 6, 0, 3}, {0, 1, 7, 2, 0}, {1, 0, 4, 1, 1},
+                                 {1, 0, 5, 1, 1}, {1, 1, 0, 2, 0}, {1, 1, 1, 0, 5}};
+  {
+    torch::NoGradGuard g;
+    for (auto& b : model->blocks) {
+      b->attn->qkv->weight.zero_();
+      b->attn->qkv->bias.zero_();
+    }
+    for (const Set& s : sets) {
+      model->blocks[s.layer]->attn->qkv->bias[qIndex(s.head, s.component)] = s.q;
+      model->blocks[s.layer]->attn->qkv->bias[kIndex(s.head, s.component)] = s.k;
+    }
+  }
+  const Batch tokens = tokensBatch(torch::randint(0, 5, {2, 7}, torch::kLong));  // (S, T)
+  const PopeFrequencyUsage u = popeFrequencyUsage(*model, tokens);
+  EXPECT_EQ(u.family, "rope");
+  const size_t F = kFreqs / 2;
+  ASSERT_EQ(u.theta.size(), F);
+  for (size_t c = 0; c < F; ++c)  // RoPE's theta_c = 10000^(-2c/hs), written out
+    EXPECT_NEAR(u.theta[c], std::pow(10000.0, -2.0 * static_cast<double>(c) / kHs), 1e-15);
+  std::vector<std::vector<std::vector<double>>> expected(
+      2, std::vector<std::vector<double>>(kH, std::vector<double>(F, 0.0)));
+  expected[0][0][1] = 1;
+  expected[0][1][0] = 1.0 / 7;
+  expected[0][1][3] = 6.0 / 7;
+  expected[1][0][2] = 1;
+  expected[1][1][0] = 1;
+  ASSERT_EQ(u.usage.size(), 2u);
+  for (size_t l = 0; l < 2; ++l)
+    for (size_t h = 0; h < kHeads; ++h) {
+      ASSERT_EQ(u.usage[l][h].size(), F);
+      for (size_t c = 0; c < F; ++c)
+        EXPECT_NEAR(u.usage[l][h][c], expected[l][h][c], 1e-12)
+            << "layer " << l << " head " << h << " pair " << c;
+    }
+  EXPECT_NEAR(u.queryMagnitude[0][0][1], 5.0, 1e-12);  // |(3, 4)|
+  EXPECT_NEAR(u.keyMagnitude[0][0][1], 2.0, 1e-12);
+  EXPECT_NEAR(u.amplitude[0][0][1], 10.0, 1e-12);
+  EXPECT_NEAR(u.amplitude[1][1][0], 2.0 * 5.0, 1e-12);  // |(2, 0)| |(0, 5)|
+  const PopeFrequencyUsage ref = popeFrequencyUsageReference(*model, tokens);
+  for (size_t l = 0; l < 2; ++l)
+    for (size_t h = 0; h < kHeads; ++h)
+      for (size_t c = 0; c < F; ++c) EXPECT_NEAR(ref.usage[l][h][c], expected[l][h][c], 1e-12);
+}
+
 TEST(PopeFrequencyUsage, EffectiveFrequenciesIsExpOfEntropy) {
   EXPECT_NEAR(effectiveFrequencies(std::vector<double>(8, 0.125)), 8.0, 1e-12);
   EXPECT_NEAR(effectiveFrequencies({1, 0, 0, 0}), 1.0, 1e-15);
@@ -182,15 +250,13 @@ TEST(PopeFrequencyUsage, EffectiveFrequenciesIsExpOfEntropy) {
   EXPECT_TRUE(std::isnan(effectiveFrequencies({NAN, 1})));
 }
 
-TEST(PopeFrequencyUsage, RefusesANonPopeModelNamingItsFamily) {
-  ModelConfig m = popeModel(1);
-  m.family = "rope";
-  TinyTransformer model(m, 16);
+TEST(PopeFrequencyUsage, RefusesAnotherFamilyNamingIt) {
+  TinyTransformer model(popeModel(1, "alibi"), 16);
   const Batch tokens = tokensBatch(torch::zeros({1, 4}, torch::kLong));
   const std::string msg = what([&] { popeFrequencyUsage(*model, tokens); });
-  EXPECT_NE(msg.find("PoPE"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("family is rope"), std::string::npos) << msg;
-  EXPECT_NE(what([&] { popeFrequencyUsageReference(*model, tokens); }).find("family is rope"),
+  EXPECT_NE(msg.find("PoPE or RoPE"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("family is alibi"), std::string::npos) << msg;
+  EXPECT_NE(what([&] { popeFrequencyUsageReference(*model, tokens); }).find("family is alibi"),
             std::string::npos);
 }
 
@@ -200,10 +266,10 @@ std::string scratch(const std::string& name) {
       .string();
 }
 
-// A RoPE checkpoint is refused by name; a PoPE one gives the same usage before and after the
-// round trip (its own seeded stream), with every share summing to 1.
-TEST(PopeFrequencyUsage, TrainerRefusesARopeCheckpointAndReproducesAPopeOne) {
-  for (const std::string family : {"rope", "pope"}) {
+// An ALiBi checkpoint is refused by name; a PoPE or RoPE one gives the same usage before and after
+// the round trip (its own seeded stream), with every share summing to 1.
+TEST(PopeFrequencyUsage, TrainerRefusesAnAlibiCheckpointAndReproducesPopeAndRopeOnes) {
+  for (const std::string family : {"alibi", "rope", "pope"}) {
     TrainConfig cfg = testing::tinyKernelLmRun(family, /*heads=*/2, /*dModel=*/16,
                                                /*trainLength=*/12, /*batch=*/4, /*steps=*/2);
     Trainer trainer(cfg);
@@ -213,20 +279,22 @@ TEST(PopeFrequencyUsage, TrainerRefusesARopeCheckpointAndReproducesAPopeOne) {
     trainer.saveCheckpoint(path);
     auto loaded = Trainer::fromCheckpoint(path);
     std::filesystem::remove(path);
-    if (family == "rope") {
+    if (family == "alibi") {
       const std::string msg = what([&] { loaded->popeFrequencyUsage(12, 4); });
-      EXPECT_NE(msg.find("family is rope"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("family is alibi"), std::string::npos) << msg;
       continue;
     }
+    const size_t F = family == "pope" ? 8 : 4;  // head size 8: PoPE's 8 components, RoPE's 4 pairs
     const PopeFrequencyUsage a = trainer.popeFrequencyUsage(12, 4);
     const PopeFrequencyUsage b = loaded->popeFrequencyUsage(12, 4);
     ASSERT_EQ(a.usage.size(), 1u);
     ASSERT_EQ(a.usage[0].size(), 2u);
-    ASSERT_EQ(a.usage[0][0].size(), 8u);
-    EXPECT_EQ(a.theta, popeFrequencies(8, 10000.0));
+    ASSERT_EQ(a.usage[0][0].size(), F);
+    EXPECT_EQ(a.theta,
+              family == "pope" ? popeFrequencies(8, 10000.0) : ropeFrequencies(8, 10000.0));
     for (size_t h = 0; h < 2; ++h) {
       double total = 0;
-      for (size_t c = 0; c < 8; ++c) {
+      for (size_t c = 0; c < F; ++c) {
         EXPECT_DOUBLE_EQ(a.usage[0][h][c], b.usage[0][h][c]);
         total += a.usage[0][h][c];
       }

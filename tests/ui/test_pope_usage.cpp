@@ -1,8 +1,9 @@
 // The training panel's "Frequency usage" tab: a PoPE run that finishes shows one bar per frequency
 // per layer (core's popeFrequencyUsage on the worker thread), the bars are the shares core
 // computed, summing to 1, and the layer and head boxes redraw the same answer; a RoPE run beside
-// it says why it has none, and a request made anyway comes back with core's message naming the
-// family. With POSLAB_TRAINING_SHOTS=DIR the tab is saved as DIR/frequency-usage.png.
+// it has one bar per rotary pair (D/2); an ALiBi run says why it has none, and a request made
+// anyway comes back with core's message naming the family. With POSLAB_TRAINING_SHOTS=DIR the tab
+// is saved as DIR/frequency-usage.png.
 #include <QComboBox>
 #include <QDir>
 #include <QPushButton>
@@ -42,7 +43,7 @@ class TestPopeUsage : public QObject {
     TrainingPanel panel;
     panel.resize(1100, 760);
     panel.show();
-    poslab::ExperimentSpec e = test::tinyIndirectSetup({"pope", "rope"}, /*layers=*/2);
+    poslab::ExperimentSpec e = test::tinyIndirectSetup({"pope", "rope", "alibi"}, /*layers=*/2);
     e.base.run.steps = 20;
     load(panel, e);
     PopeUsageView* view = panel.popeUsageView();
@@ -57,7 +58,9 @@ class TestPopeUsage : public QObject {
     auto* runBox = view->findChild<QComboBox*>("popeUsageRun");
     QCOMPARE(runBox->currentText(), QString("pope"));
     QVERIFY(view->measurable());
-    const int popeRun = view->run(), ropeRun = 1 - popeRun;
+    const int popeRun = view->run(), ropeRun = runBox->findText("rope"),
+              alibiRun = runBox->findText("alibi");
+    QVERIFY(ropeRun >= 0 && alibiRun >= 0);
     QCOMPARE(view->length(), 12LL);
     // The run's end measures once by itself.
     QTRY_COMPARE_WITH_TIMEOUT(view->shown().step, 20LL, kWaitMs);
@@ -99,17 +102,30 @@ class TestPopeUsage : public QObject {
       QVERIFY(panel.grab().save(QDir(dir).filePath("frequency-usage.png")));
     }
 
-    // The RoPE run: nothing to measure, and core's refusal if asked anyway.
+    // The RoPE run, the paper's comparison: one bar per rotary pair, measured on Measure.
     runBox->setCurrentIndex(ropeRun);
+    QVERIFY(view->measurable());
+    QVERIFY(view->measureButton()->isEnabled());
+    click(view, "popeUsageMeasure");
+    QTRY_VERIFY_WITH_TIMEOUT(view->shown().usage.family == "rope", kWaitMs);
+    QVERIFY2(view->shown().error.isEmpty(), qPrintable(view->shown().error));
+    view->layerBox()->setCurrentIndex(0);
+    view->headBox()->setCurrentIndex(0);
+    bars = view->bars();
+    QCOMPARE(bars.size(), size_t(8));  // head size 16: 8 pairs
+    QVERIFY(view->infoText().contains("effective frequencies of 8"));
+
+    // The ALiBi run: nothing to measure, and core's refusal if asked anyway.
+    runBox->setCurrentIndex(alibiRun);
     QVERIFY(!view->measurable());
     QVERIFY(!view->measureButton()->isEnabled());
     QVERIFY(view->plot()->isHidden());
-    QVERIFY2(view->infoText().contains("this run's family is rope"), qPrintable(view->infoText()));
-    QSignalSpy spy(panel.run(ropeRun), &TrainingRun::popeUsageReady);
-    panel.run(ropeRun)->requestPopeUsage(12, 2);
+    QVERIFY2(view->infoText().contains("this run's family is alibi"), qPrintable(view->infoText()));
+    QSignalSpy spy(panel.run(alibiRun), &TrainingRun::popeUsageReady);
+    panel.run(alibiRun)->requestPopeUsage(12, 2);
     QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
     const auto refused = spy.at(0).at(1).value<TrainingPopeUsage>();
-    QVERIFY2(refused.error.contains("this run's family is rope"), qPrintable(refused.error));
+    QVERIFY2(refused.error.contains("this run's family is alibi"), qPrintable(refused.error));
     QVERIFY(refused.usage.usage.empty());
 
     // Reset: the usage belonged to the model before it.

@@ -23,7 +23,7 @@ QString number(double v) {
 }  // namespace
 
 bool PopeUsageView::hasPopeUsage(const std::string& family) {
-  return family == "pope";
+  return family == "pope" || family == "rope";  // the PoPE paper's two (MATH 4.6)
 }
 
 PopeUsageView::PopeUsageView(QWidget* parent) : QWidget(parent) {
@@ -93,10 +93,12 @@ void PopeUsageView::setRuns(const std::vector<poslab::TrainConfig>& configs) {
     const int keep = run_->currentIndex();
     run_->clear();
     for (const auto& c : configs) run_->addItem(QString::fromStdString(c.model.family));
-    if (keep >= 0 && keep < run_->count()) run_->setCurrentIndex(keep);
-    // Show a PoPE run when there is one: the others have nothing to measure.
-    for (int i = 0; !measurable() && i < run_->count(); ++i)
-      if (hasPopeUsage(configs_[static_cast<size_t>(i)].model.family)) run_->setCurrentIndex(i);
+    // The box selects its first item by itself: only a choice made before counts.
+    run_->setCurrentIndex(keep >= 0 && keep < run_->count() ? keep : -1);
+    // Otherwise a PoPE run when there is one, else a RoPE run: the others have nothing to measure.
+    for (const char* family : {"pope", "rope"})
+      for (int i = 0; !measurable() && i < run_->count(); ++i)
+        if (configs_[static_cast<size_t>(i)].model.family == family) run_->setCurrentIndex(i);
   }
   onRunChanged();
 }
@@ -135,10 +137,11 @@ void PopeUsageView::onRunChanged() {
   measure_->setEnabled(can);
   clearPlot();
   if (i < 0)
-    info_->setText(tr("start or load a PoPE run, then press Measure"));
+    info_->setText(tr("start or load a PoPE or RoPE run, then press Measure"));
   else if (!can)
-    info_->setText(tr("Frequency usage is measured for PoPE runs; this run's family is %1.")
-                       .arg(QString::fromStdString(configs_[static_cast<size_t>(i)].model.family)));
+    info_->setText(
+        tr("Frequency usage is measured for PoPE and RoPE runs; this run's family is %1.")
+            .arg(QString::fromStdString(configs_[static_cast<size_t>(i)].model.family)));
   else
     info_->setText(tr("press Measure: each frequency's share of the score at T = %1 appears here")
                        .arg(length()));
@@ -222,7 +225,7 @@ void PopeUsageView::draw() {
                      .arg(u.sequences)
                      .arg(l + 1)
                      .arg(number(u.layerEffectiveFrequencies[static_cast<size_t>(l)]))
-                     .arg(u.headDim)
+                     .arg(static_cast<qulonglong>(u.theta.size()))
                      .arg(h <= 0 ? tr(", averaged over the heads") : tr(", head %1").arg(h)));
 }
 

@@ -1,10 +1,11 @@
-// The training panel's "Frequency usage" tab for PoPE runs: one bar per frequency c of the chosen
-// layer (and head, or the heads' mean), each bar the share of the score's mean amplitude
+// The training panel's "Frequency usage" tab for PoPE and RoPE runs: one bar per frequency c of the
+// chosen layer (and head, or the heads' mean), each bar the share of the score's mean amplitude
 // mu_q mu_k that frequency carries on sequences of the run's task (core's popeFrequencyUsage,
 // MATH 4.6, on the run's worker thread: TrainingRun::requestPopeUsage), with a dashed line at the
-// even share 1/D and the layer's effective number of frequencies. The PoPE paper's frequency-usage
-// analysis: does the model use its high frequencies too? Measured on demand (Measure), when a run
-// finishes and when trained models are loaded; switching layer or head redraws the last answer.
+// even share 1/F and the layer's effective number of frequencies (F: D for PoPE, D/2 for RoPE).
+// The PoPE paper's frequency-usage analysis: does the model use its high frequencies too? Measured
+// on demand (Measure), when a run finishes and when trained models are loaded; switching layer or
+// head redraws the last answer.
 #pragma once
 
 #include <QWidget>
@@ -33,12 +34,12 @@ class PopeUsageView : public QWidget {
   explicit PopeUsageView(QWidget* parent = nullptr);
 
   // One entry per run (its family names it); clears the plot. Keeps the chosen run when it is
-  // still there and a PoPE run; otherwise shows the first PoPE run.
+  // still there and measurable; otherwise shows the first PoPE run, else the first RoPE run.
   void setRuns(const std::vector<poslab::TrainConfig>& configs);
   int run() const;  // index of the run shown, -1 without runs
   // The sequence length asked for: the chosen run's training length (-1 without a run).
   long long length() const;
-  // Whether the chosen run is a PoPE run (the only family with a usage to measure).
+  // Whether the chosen run is a PoPE or RoPE run (the families with a usage to measure).
   bool measurable() const;
   static bool hasPopeUsage(const std::string& family);
   // The model changed under the shown usage (Reset): back to "press Measure".
