@@ -150,6 +150,16 @@ void expandRanges(const std::string& prefix, const std::string& ranges, const st
 
 }  // namespace
 
+int localCudaDevice(int deviceCount, const EnvLookup& env) {
+  if (deviceCount < 1) return 0;
+  try {
+    const std::optional<DistEnv> launch = readDistEnv(env);
+    return launch ? launch->localRank % deviceCount : 0;
+  } catch (const InvalidArgument&) {
+    return 0;
+  }
+}
+
 std::vector<std::string> expandNodeList(const std::string& list) {
   std::vector<std::string> hosts;
   size_t i = 0;

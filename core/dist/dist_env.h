@@ -42,6 +42,12 @@ using EnvLookup = std::function<const char*(const char*)>;
 // WORLD_SIZE, a non-numeric or out-of-range value, rank >= world size, no master address.
 std::optional<DistEnv> readDistEnv(const EnvLookup& env = {});
 
+// The CUDA device this process trains on when a machine has `deviceCount` of them: its local rank
+// modulo the count under a distributed launch (torchrun's one process per GPU, LOCAL_RANK;
+// Slurm's SLURM_LOCALID), else 0. A malformed launch environment also gives 0 (the CLI refuses it
+// before any model is built, naming the variable). deviceCount < 1 gives 0.
+int localCudaDevice(int deviceCount, const EnvLookup& env = {});
+
 // Expands a Slurm host list: "node[01-04]" -> node01 node02 node03 node04 (the width of a range's
 // lower bound is kept), "gpu[1,3,5-6]", "a1,b[2-3],c" and plain names. One bracket per name;
 // "rack[1-2]-n[1-2]" (two brackets) and a name longer than a list of 65536 hosts are refused with

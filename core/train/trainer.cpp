@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 
+#include "dist/dist_env.h"
 #include "model/pin_check.h"
 #include "train/attention_blocks.h"
 #include "train/run_limits.h"
@@ -42,15 +43,22 @@ long long metricsEveryFromEnvironment() {
   return end != env && *end == '\0' && n > 1 ? n : 1;
 }
 
+// A CUDA device of this machine: under a distributed launch the one of this process's local rank
+// (one process per GPU), else the first.
+torch::Device thisProcessCudaDevice() {
+  const int count = static_cast<int>(torch::cuda::device_count());
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(dist::localCudaDevice(count)));
+}
+
 torch::Device chooseDevice(const std::string& want) {
   if (want == "cpu") return torch::kCPU;
   if (want == "cuda") {
     if (!torch::cuda::is_available())
       throw InvalidArgument("device cuda requested but this LibTorch build or machine has no CUDA",
                             "use --device cpu or auto");
-    return torch::kCUDA;
+    return thisProcessCudaDevice();
   }
-  return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+  return torch::cuda::is_available() ? thisProcessCudaDevice() : torch::Device(torch::kCPU);
 }
 }  // namespace
 

@@ -32,6 +32,31 @@ std::string errorOf(const FakeEnv& e) {
   return "";
 }
 
+// One process per GPU: the local rank picks the device, wrapping when there are more processes
+// than GPUs; one process alone, a malformed launch and a machine without GPUs give device 0.
+TEST(DistEnv, LocalRankPicksTheCudaDevice) {
+  const FakeEnv torchrun{{{"RANK", "3"},
+                          {"WORLD_SIZE", "4"},
+                          {"LOCAL_RANK", "1"},
+                          {"LOCAL_WORLD_SIZE", "2"},
+                          {"MASTER_ADDR", "node01"},
+                          {"MASTER_PORT", "29500"}}};
+  EXPECT_EQ(localCudaDevice(2, torchrun.lookup()), 1);
+  EXPECT_EQ(localCudaDevice(8, torchrun.lookup()), 1);
+  EXPECT_EQ(localCudaDevice(1, torchrun.lookup()), 0);
+  EXPECT_EQ(localCudaDevice(0, torchrun.lookup()), 0);
+  const FakeEnv slurm{{{"SLURM_PROCID", "5"},
+                       {"SLURM_NTASKS", "8"},
+                       {"SLURM_LOCALID", "3"},
+                       {"SLURM_NTASKS_PER_NODE", "4"},
+                       {"MASTER_ADDR", "node02"},
+                       {"SLURM_JOB_ID", "77"}}};
+  EXPECT_EQ(localCudaDevice(4, slurm.lookup()), 3);
+  EXPECT_EQ(localCudaDevice(2, slurm.lookup()), 1);
+  EXPECT_EQ(localCudaDevice(4, FakeEnv{}.lookup()), 0);
+  EXPECT_EQ(localCudaDevice(4, FakeEnv{{{"RANK", "1"}}}.lookup()), 0);  // no WORLD_SIZE
+}
+
 TEST(DistEnv, NoVariablesIsOneProcess) {
   EXPECT_FALSE(readDistEnv(FakeEnv{}.lookup()).has_value());
 }
