@@ -17,6 +17,7 @@
 #include <memory>
 #include <utility>
 
+#include "panel_actions.h"
 #include "tiny_setups.h"
 #include "training/lag_response_view.h"
 #include "training/sample_view.h"
@@ -68,27 +69,17 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b,
 class TestLagResponse : public QObject {
   Q_OBJECT
 
-  static void load(TrainingPanel& panel, const poslab::ExperimentSpec& e) {
-    QString error;
-    QVERIFY2(panel.setExperiment(e, &error), qPrintable(error));
-  }
-  static void click(QWidget* root, const char* button) {
-    auto* b = root->findChild<QPushButton*>(button);
-    QVERIFY(b);
-    QTest::mouseClick(b, Qt::LeftButton);
-  }
-
  private Q_SLOTS:
   void kernelLmRunShowsItsLearnedKernel() {
     TrainingPanel panel;
     panel.resize(1100, 760);
     panel.show();
-    load(panel, tinyKernelLm(120));
+    test::loadExperiment(panel, tinyKernelLm(120));
     LagResponseView* view = panel.lagResponseView();
     QCOMPARE(panel.viewTabs()->tabText(panel.viewTabs()->indexOf(view)), QString("Learned kernel"));
     QCOMPARE(panel.viewTabs()->indexOf(view), panel.viewTabs()->indexOf(panel.sampleView()) + 1);
     QVERIFY(!view->measureButton()->isEnabled());  // no run yet
-    click(&panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
     // Offered: the evaluation lengths and 8x the training length, the longest chosen.
     auto* length = view->findChild<QComboBox*>("lagResponseLength");
@@ -113,7 +104,7 @@ class TestLagResponse : public QObject {
     length->setCurrentText("32");
     QCOMPARE(view->plot()->graph(0)->dataCount(), 0);
     QVERIFY(view->infoText().contains("press Measure"));
-    click(view, "lagResponseMeasure");
+    test::clickButton(view, "lagResponseMeasure");
     QTRY_COMPARE_WITH_TIMEOUT(view->shown().response.length, 32LL, kWaitMs);
     const TrainingLagResponse& r = view->shown();
     QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
@@ -180,7 +171,7 @@ class TestLagResponse : public QObject {
     QCOMPARE(line->point2->coords().x(), 16.0);
 
     // Reset: the response belonged to the model before it; the view asks for a new measurement.
-    click(&panel, "resetButton");
+    test::clickButton(&panel, "resetButton");
     QCOMPARE(view->plot()->graph(0)->dataCount(), 0);
     QCOMPARE(view->shown().step, 0LL);
     QVERIFY2(view->infoText().contains("press Measure"), qPrintable(view->infoText()));
@@ -198,8 +189,8 @@ class TestLagResponse : public QObject {
   // (and must not touch the run being destroyed: an earlier version crashed here).
   void replacingTheRunsCancelsAProbe() {
     TrainingPanel panel;
-    load(panel, tinyKernelLm(100));
-    click(&panel, "stepButton");
+    test::loadExperiment(panel, tinyKernelLm(100));
+    test::clickButton(&panel, "stepButton");
     QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
     auto outcome = std::make_shared<std::pair<bool, QString>>(false, QString());  // (came, error)
     auto mutex = std::make_shared<QMutex>();
@@ -209,10 +200,10 @@ class TestLagResponse : public QObject {
           QMutexLocker lock(mutex.get());
           *outcome = {true, r.error};
         },
-        Qt::DirectConnection);                    // on the worker thread, before the run is gone
-    panel.run(0)->requestLagResponse(2048, 256);  // minutes if it ran to the end
-    QTest::qWait(300);                            // let it start
-    load(panel, tinyKernelLm(100));               // stops and joins the old run
+        Qt::DirectConnection);                       // on the worker thread, before the run is gone
+    panel.run(0)->requestLagResponse(2048, 256);     // minutes if it ran to the end
+    QTest::qWait(300);                               // let it start
+    test::loadExperiment(panel, tinyKernelLm(100));  // stops and joins the old run
     QMutexLocker lock(mutex.get());
     // Either it had not started (queued jobs never run after a stop) or it was cancelled.
     QVERIFY2(!outcome->first || outcome->second.contains("cancelled"),
@@ -225,8 +216,8 @@ class TestLagResponse : public QObject {
   void otherTasksSayWhy() {
     TrainingPanel panel;
     panel.show();
-    load(panel, test::tinyIndirectSetup({"rope"}));
-    click(&panel, "stepButton");
+    test::loadExperiment(panel, test::tinyIndirectSetup({"rope"}));
+    test::clickButton(&panel, "stepButton");
     QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
     LagResponseView* view = panel.lagResponseView();
     QVERIFY(!view->measurable());

@@ -14,6 +14,7 @@
 #include <qcustomplot.h>
 #include <cmath>
 
+#include "panel_actions.h"
 #include "tiny_setups.h"
 #include "training/lag_response_view.h"
 #include "training/pope_usage_view.h"
@@ -28,16 +29,6 @@ constexpr int kWaitMs = 60000;
 class TestPopeUsage : public QObject {
   Q_OBJECT
 
-  static void load(TrainingPanel& panel, const poslab::ExperimentSpec& e) {
-    QString error;
-    QVERIFY2(panel.setExperiment(e, &error), qPrintable(error));
-  }
-  static void click(QWidget* root, const char* button) {
-    auto* b = root->findChild<QPushButton*>(button);
-    QVERIFY(b);
-    QTest::mouseClick(b, Qt::LeftButton);
-  }
-
  private Q_SLOTS:
   void popeRunShowsItsFrequencyUsage() {
     TrainingPanel panel;
@@ -45,14 +36,14 @@ class TestPopeUsage : public QObject {
     panel.show();
     poslab::ExperimentSpec e = test::tinyIndirectSetup({"pope", "rope", "alibi"}, /*layers=*/2);
     e.base.run.steps = 20;
-    load(panel, e);
+    test::loadExperiment(panel, e);
     PopeUsageView* view = panel.popeUsageView();
     QCOMPARE(panel.viewTabs()->tabText(panel.viewTabs()->indexOf(view)),
              QString("Frequency usage"));
     QCOMPARE(panel.viewTabs()->indexOf(view),
              panel.viewTabs()->indexOf(panel.lagResponseView()) + 1);
     QVERIFY(!view->measureButton()->isEnabled());  // no run yet
-    click(&panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
     // The tab shows the PoPE run whatever the runs' order.
     auto* runBox = view->findChild<QComboBox*>("popeUsageRun");
@@ -106,7 +97,7 @@ class TestPopeUsage : public QObject {
     runBox->setCurrentIndex(ropeRun);
     QVERIFY(view->measurable());
     QVERIFY(view->measureButton()->isEnabled());
-    click(view, "popeUsageMeasure");
+    test::clickButton(view, "popeUsageMeasure");
     QTRY_VERIFY_WITH_TIMEOUT(view->shown().usage.family == "rope", kWaitMs);
     QVERIFY2(view->shown().error.isEmpty(), qPrintable(view->shown().error));
     view->layerBox()->setCurrentIndex(0);
@@ -130,7 +121,7 @@ class TestPopeUsage : public QObject {
 
     // Reset: the usage belonged to the model before it.
     runBox->setCurrentIndex(popeRun);
-    click(&panel, "resetButton");
+    test::clickButton(&panel, "resetButton");
     QVERIFY(view->bars().empty());
     QCOMPARE(view->shown().step, 0LL);
     QVERIFY2(view->infoText().contains("press Measure"), qPrintable(view->infoText()));

@@ -26,6 +26,7 @@
 #include <numeric>
 #include <utility>
 
+#include "panel_actions.h"
 #include "tiny_setups.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
@@ -51,15 +52,6 @@ class TestTrainingPanel : public QObject {
   static poslab::ExperimentSpec tinyIndirect(std::vector<std::string> families) {
     return test::tinyIndirectSetup(std::move(families));
   }
-  static void load(TrainingPanel& panel, const poslab::ExperimentSpec& e) {
-    QString error;
-    QVERIFY2(panel.setExperiment(e, &error), qPrintable(error));
-  }
-  static void click(TrainingPanel& panel, const char* button) {
-    auto* b = panel.findChild<QPushButton*>(button);
-    QVERIFY(b);
-    QTest::mouseClick(b, Qt::LeftButton);
-  }
 
  private Q_SLOTS:
   void playPauseStepReset() {
@@ -67,11 +59,11 @@ class TestTrainingPanel : public QObject {
     panel.show();
     makeTiny(panel);
     QVERIFY(panel.selectFamilies({"rope", "alibi"}));
-    click(panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QCOMPARE(panel.runCount(), 2);
     QCOMPARE(panel.run(0)->deviceName(), std::string("cpu"));  // recorded at build: no wait
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 3, kWaitMs);
-    click(panel, "pauseButton");
+    test::clickButton(&panel, "pauseButton");
     QVERIFY(!panel.isPlaying());
     // Each run finishes the step it was in when Pause was pressed; wait until nothing moves.
     auto steps = [&] { return std::make_pair(panel.runStep(0), panel.runStep(1)); };
@@ -81,14 +73,14 @@ class TestTrainingPanel : public QObject {
       QTest::qWait(400);
     }
     QCOMPARE(steps(), settled);
-    click(panel, "stepButton");
+    test::clickButton(&panel, "stepButton");
     // Every run takes exactly one more step, and its loss curve gets exactly one more point.
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStep(0), settled.first + 1, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStep(1), settled.second + 1, kWaitMs);
     QCOMPARE(panel.curves()[0].loss->dataCount(), int(settled.first + 1));
     QCOMPARE(panel.curves()[1].loss->dataCount(), int(settled.second + 1));
     QCOMPARE(panel.curves()[0].loss->keyAxis(), panel.curves()[1].loss->keyAxis());  // shared axes
-    click(panel, "resetButton");
+    test::clickButton(&panel, "resetButton");
     QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 0LL, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.curves()[0].loss->dataCount(), 0, kWaitMs);
     QCOMPARE(panel.findChild<QLabel*>("stepLabel")->text(), QString("step 0"));
@@ -123,7 +115,7 @@ class TestTrainingPanel : public QObject {
     e.base.optim.positionLrScale = 5;
     e.base.run.evalEvery = 7;
     e.base.run.evalSequences = 9;
-    load(panel, e);
+    test::loadExperiment(panel, e);
     QCOMPARE(panel.findChild<QSpinBox*>("option_alphabet")->value(), 20);
     QCOMPARE(panel.findChild<QSpinBox*>("option_max_offset")->value(), 3);
     QCOMPARE(panel.findChild<QSpinBox*>("dModel")->value(), 48);
@@ -185,9 +177,9 @@ class TestTrainingPanel : public QObject {
   // A value core rejects gives core's message in the status, and nothing starts.
   void invalidSettingsAreReportedAndNothingStarts() {
     TrainingPanel panel;
-    load(panel, tinyIndirect({"rope"}));
+    test::loadExperiment(panel, tinyIndirect({"rope"}));
     auto expectRefused = [&](const char* needle) {
-      click(panel, "playButton");
+      test::clickButton(&panel, "playButton");
       QCOMPARE(panel.runCount(), 0);
       QVERIFY(!panel.isPlaying());
       QVERIFY2(panel.statusText().contains(needle), qPrintable(panel.statusText()));
@@ -245,9 +237,9 @@ class TestTrainingPanel : public QObject {
     panel.show();
     makeTiny(panel);
     QVERIFY(panel.selectFamilies({"jordan-stabilized", "rope"}));
-    click(panel, "stepButton");
+    test::clickButton(&panel, "stepButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 1, kWaitMs);
-    click(panel, "stepButton");
+    test::clickButton(&panel, "stepButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 2, kWaitMs);
     panel.replot();
     PositionHistoryView* view = panel.positionView();
@@ -295,12 +287,12 @@ class TestTrainingPanel : public QObject {
   void attentionMapsOfTheTrainedModel() {
     TrainingPanel panel;
     panel.show();
-    load(panel, tinyIndirect({"rope"}));
+    test::loadExperiment(panel, tinyIndirect({"rope"}));
     panel.viewTabs()->setCurrentWidget(panel.attentionView());
     // The maps as the worker computed them (core's Trainer::attentionSample), queued to here.
     std::vector<TrainingAttention> computed;
     for (int i = 1; i <= 3; ++i) {
-      click(panel, "stepButton");
+      test::clickButton(&panel, "stepButton");
       if (i == 1)
         connect(
             panel.run(0), &TrainingRun::attentionReady, &panel,
@@ -351,8 +343,8 @@ class TestTrainingPanel : public QObject {
   void indirectIndexingSampleTable() {
     TrainingPanel panel;
     panel.show();
-    load(panel, tinyIndirect({"rope", "pope"}));
-    click(panel, "stepButton");
+    test::loadExperiment(panel, tinyIndirect({"rope", "pope"}));
+    test::clickButton(&panel, "stepButton");
     QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
     SampleView* view = panel.sampleView();
     QTRY_COMPARE_WITH_TIMEOUT(view->shown().step, 1LL, kWaitMs);
@@ -398,7 +390,7 @@ class TestTrainingPanel : public QObject {
     panel.show();
     makeTiny(panel);
     QVERIFY(panel.selectFamilies({"rope"}));
-    click(panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 2, kWaitMs);
     QVERIFY(panel.isPlaying());
     QCOMPARE(panel.runStateText(), QString("playing"));
@@ -414,17 +406,17 @@ class TestTrainingPanel : public QObject {
              qPrintable(status));
     const long long stopped = panel.stepCount();
     QVERIFY(panel.runStateText().contains(QString("diverged at step %1").arg(stopped)));
-    click(panel, "playButton");  // a diverged run stays paused
+    test::clickButton(&panel, "playButton");  // a diverged run stays paused
     QVERIFY(!panel.isPlaying());
     QVERIFY2(panel.statusText().contains("press Reset"), qPrintable(panel.statusText()));
     QTest::qWait(300);
     QCOMPARE(panel.stepCount(), stopped);
-    click(panel, "resetButton");  // a fresh model from the same seed trains again
+    test::clickButton(&panel, "resetButton");  // a fresh model from the same seed trains again
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStateText(), QString("paused"), kWaitMs);
-    click(panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 2, kWaitMs);
     QCOMPARE(panel.runStateText(), QString("playing"));
-    click(panel, "pauseButton");
+    test::clickButton(&panel, "pauseButton");
   }
 
   // Each view after a short compare run, as a user sees it. With POSLAB_TRAINING_SHOTS=DIR the
@@ -437,8 +429,8 @@ class TestTrainingPanel : public QObject {
     e.base.run.steps = 60;
     e.base.run.evalEvery = 20;
     e.base.optim.positionLrScale = 30;
-    load(panel, e);
-    click(panel, "playButton");
+    test::loadExperiment(panel, e);
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.attentionView()->shownStep(), 60LL, kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.sampleView()->shown().step, 60LL, kWaitMs);
@@ -467,16 +459,17 @@ class TestTrainingPanel : public QObject {
   void snapshotsOfReplacedRunsAreDropped() {
     TrainingPanel panel;
     panel.show();
-    load(panel, tinyIndirect({"rope"}));
-    click(panel, "playButton");
+    test::loadExperiment(panel, tinyIndirect({"rope"}));
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.stepCount() >= 3, kWaitMs);
     // Let the worker run ahead of what the panel has shown: snapshots wait in the event queue.
     const long long shown = panel.runStep(0);
     for (int i = 0; i < 400 && panel.run(0)->stepCount() < shown + 3; ++i)
       QThread::msleep(10);  // no event processing here
     QVERIFY(panel.run(0)->stepCount() >= shown + 3);
-    load(panel, tinyIndirect({"rope"}));  // replaces the runs; the queued snapshots are stale
-    click(panel, "stepButton");           // new runs at once, before the queue is processed
+    test::loadExperiment(
+        panel, tinyIndirect({"rope"}));       // replaces the runs; the queued snapshots are stale
+    test::clickButton(&panel, "stepButton");  // new runs at once, before the queue is processed
     QCOMPARE(panel.runCount(), 1);
     QTRY_COMPARE_WITH_TIMEOUT(panel.run(0)->stepCount(), 1LL, kWaitMs);
     QTest::qWait(200);  // every queued snapshot, stale or new, has been delivered
@@ -495,11 +488,11 @@ class TestTrainingPanel : public QObject {
     panel.show();
     poslab::ExperimentSpec e = tinyIndirect({"rope"});
     e.base.run.steps = 3;
-    load(panel, e);
-    click(panel, "playButton");
+    test::loadExperiment(panel, e);
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStateText(), QString("finished"), kWaitMs);
-    click(panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QCOMPARE(panel.runStateText(), QString("finished"));
     QVERIFY(!panel.isPlaying());
     QVERIFY2(panel.statusText().contains("rope finished: press Reset to train again"),
@@ -508,9 +501,9 @@ class TestTrainingPanel : public QObject {
     QCOMPARE(panel.runStateText(), QString("finished"));
     QVERIFY(!panel.isPlaying());
     QCOMPARE(panel.stepCount(), 3LL);
-    click(panel, "resetButton");  // Reset, then Play trains again
+    test::clickButton(&panel, "resetButton");  // Reset, then Play trains again
     QTRY_COMPARE_WITH_TIMEOUT(panel.runStateText(), QString("paused"), kWaitMs);
-    click(panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
     QCOMPARE(panel.stepCount(), 3LL);
   }
@@ -523,10 +516,10 @@ class TestTrainingPanel : public QObject {
     poslab::ExperimentSpec e = tinyIndirect({"rope"});
     e.base.optim.lr = 2.5e-5;
     e.base.optim.positionLrScale = 0.0125;
-    load(panel, e);
+    test::loadExperiment(panel, e);
     QVERIFY(panel.experiment().base.optim.lr == 2.5e-5);
     QVERIFY(panel.experiment().base.optim.positionLrScale == 0.0125);
-    click(panel, "stepButton");
+    test::clickButton(&panel, "stepButton");
     QCOMPARE(panel.runCount(), 1);
     QVERIFY(panel.run(0)->spec().config.optim.lr == 2.5e-5);
     QVERIFY(panel.run(0)->spec().config.optim.positionLrScale == 0.0125);
@@ -566,7 +559,7 @@ class TestTrainingPanel : public QObject {
   void noFamilyCheckedIsReported() {
     TrainingPanel panel;
     QVERIFY(panel.selectFamilies({}));
-    click(panel, "playButton");
+    test::clickButton(&panel, "playButton");
     QCOMPARE(panel.runCount(), 0);
     QVERIFY2(panel.statusText().contains("check 1 to 4"), qPrintable(panel.statusText()));
   }
