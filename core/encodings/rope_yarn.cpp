@@ -1,6 +1,7 @@
-// YaRN (MATH 1.2.3): frequencies blended between theta_c / s and theta_c by a ramp over channels
-// (corr(r) = D ln(L_train / (2 pi r)) / (2 ln base), low = corr(32), high = corr(1)), and an
-// attention temperature: q and k scaled by 0.1 ln(s) + 1. Peng et al., 2023. The model trains it
+// YaRN (MATH 1.2.3) as the PJ-RoPE reference applies it: frequencies blended between theta_c / s
+// and theta_c by the pair's rotation count over the training length, r_c = L theta_c / (2 pi):
+// weight clamp((r_c - 1) / 31, 0, 1) on theta_c; and an attention temperature: q and k scaled by
+// 0.1 ln(s) + 1. Peng et al., 2023. The model trains it
 // as plain RoPE and extends only past L (MATH 1.2.5), dynamically: s = T / L for T positions.
 #include "encodings/common_params.h"
 #include "encodings/families.h"
@@ -13,9 +14,11 @@ const FamilyInfo& RopeYarnInfo() {
   static const FamilyInfo info{
       "rope-yarn",
       "RoPE + YaRN",
-      "θ'_c = (θ_c/s)(1−mask_c) + θ_c mask_c,  logits × (0.1 ln s + 1)²",
-      "YaRN interpolates only the slow channels (those that turn less than once over the "
-      "training length), keeps the fast ones, and sharpens attention with a temperature.",
+      "θ'_c = (θ_c/s)(1−w_c) + θ_c w_c,  w_c = clamp((Lθ_c/2π − 1)/31, 0, 1),  "
+      "logits × (0.1 ln s + 1)²",
+      "YaRN interpolates the slow channels (those that turn at most once over the training "
+      "length), keeps the fast ones (32 turns or more), blends those between by their number of "
+      "turns, and sharpens attention with a temperature.",
       {common::base(),
        common::headDim(),
        common::scale(),

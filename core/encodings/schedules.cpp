@@ -28,17 +28,13 @@ double ntkBase(long long D, double base, double s) {
 }
 
 std::vector<double> yarnFrequencies(long long D, double base, double s, double Ltrain) {
+  constexpr double kSlowRotations = 1, kFastRotations = 32;  // beta_slow, beta_fast
   auto theta = ropeFrequencies(D, base);
-  auto corr = [&](double r) {
-    return D * std::log(Ltrain / (2 * M_PI * r)) / (2 * std::log(base));
-  };
-  const double low = std::max(std::floor(corr(32)), 0.0);
-  double high = std::min(std::ceil(corr(1)), static_cast<double>(D / 2 - 1));
-  if (low == high) high += 0.001;
-  for (long long c = 0; c < D / 2; ++c) {
-    const double ramp = std::clamp((c - low) / (high - low), 0.0, 1.0);
-    const double mask = 1.0 - ramp;
-    theta[c] = (theta[c] / s) * (1.0 - mask) + theta[c] * mask;
+  for (double& t : theta) {
+    const double rotations = Ltrain * t / (2 * M_PI);  // turns of the pair over Ltrain
+    const double keep = std::clamp((rotations - kSlowRotations) / (kFastRotations - kSlowRotations),
+                                   0.0, 1.0);  // 1: keep theta (fast pair), 0: theta / s
+    t = (t / s) * (1.0 - keep) + t * keep;
   }
   return theta;
 }

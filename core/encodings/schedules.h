@@ -13,7 +13,8 @@ std::vector<double> blockFrequencies(long long blocks, long long D, double base)
 std::vector<double> piFrequencies(long long D, double base, double s);
 // NTK-aware: base' = base * s^(D/(D-2)).
 double ntkBase(long long D, double base, double s);
-// YaRN's blended frequencies theta'_c (MATH 1.2.3) for training length Ltrain.
+// YaRN's blended frequencies theta'_c (MATH 1.2.3) for training length Ltrain, as the PJ-RoPE
+// reference blends them: by the rotation count r_c = Ltrain theta_c / (2 pi) of each pair.
 std::vector<double> yarnFrequencies(long long D, double base, double s, double Ltrain);
 // YaRN's attention temperature: q and k are each scaled by 0.1 ln(s) + 1.
 double yarnTemperature(double s);

@@ -65,36 +65,30 @@ TEST(Schedules, NtkBaseMatchesHandComputedValue) {
                 1e-9, "rope-ntk");
 }
 
-// YaRN, written from MATH 1.2.3 with the ramp bounds given by hand for each configuration.
+// YaRN, written from MATH 1.2.3 (the reference's blend by rotation count).
 struct YarnCase {
   long long D;
   double base, s, Ltrain;
-  double low, high;  // hand-computed: see the comment of each case
 };
 
+// The PJ-RoPE reference's yarn_inv_freq written out: r = L theta / (2 pi) turns over the training
+// length, weight w = clamp((r - 1) / 31, 0, 1) on theta and 1 - w on theta / s.
 std::vector<double> yarnByHand(const YarnCase& y) {
   std::vector<double> out;
   for (long long c = 0; c < y.D / 2; ++c) {
     const double theta = std::pow(y.base, -2.0 * c / y.D);
-    double ramp = (c - y.low) / (y.high - y.low);
-    ramp = ramp < 0 ? 0 : (ramp > 1 ? 1 : ramp);
-    const double mask = 1 - ramp;
-    out.push_back(theta / y.s * (1 - mask) + theta * mask);
+    double w = (y.Ltrain * theta / (2 * 3.14159265358979323846) - 1) / 31;
+    w = w < 0 ? 0 : (w > 1 ? 1 : w);
+    out.push_back(theta / y.s * (1 - w) + theta * w);
   }
   return out;
 }
 
 TEST(Schedules, YarnFrequenciesAndTemperatureMatchHandComputation) {
   const std::vector<YarnCase> cases = {
-      // corr(r) = D ln(L/(2 pi r)) / (2 ln base). D=16, L=64: corr(32) = 16 ln(0.3183)/18.4207
-      // = -0.994 -> low = max(floor, 0) = 0; corr(1) = 16 ln(10.186)/18.4207 = 2.016 -> high = 3.
-      {16, 10000, 8, 64, 0, 3},
-      // D=128, L=4096: corr(32) = 128 ln(20.372)/18.4207 = 20.94 -> low = 20;
-      // corr(1) = 128 ln(651.90)/18.4207 = 45.03 -> high = 46.
-      {128, 10000, 4, 4096, 20, 46},
-      // D=4, L=1e5: corr(32) = 1.348 -> low = 1; corr(1) = 2.10 -> ceil 3, capped at D/2-1 = 1;
-      // low == high, so high = 1.001 (no division by zero; both pairs keep theta_c).
-      {4, 10000, 2, 1e5, 1, 1.001},
+      {16, 10000, 8, 64},     // every pair turns fewer than 32 times over 64: all blended or scaled
+      {128, 10000, 4, 4096},  // the fast pairs (r >= 32) keep theta, the slow ones theta / 4
+      {4, 10000, 2, 1e5},
   };
   for (const auto& y : cases) {
     const std::string what = "yarn D=" + std::to_string(y.D);
@@ -112,11 +106,17 @@ TEST(Schedules, YarnFrequenciesAndTemperatureMatchHandComputation) {
         << what;
   }
   EXPECT_NEAR(yarnTemperature(8), 1.2079441541679836, 1e-12);  // 0.1 ln 8 + 1 by hand
-  // The first case by hand: c = 0 keeps theta, c >= 3 is fully interpolated (theta / 8).
+  // By hand. D = 16, L = 64, s = 8: pair 0 (theta 1) turns 64 / 2pi = 10.18592 times, so
+  // w = 9.18592 / 31 = 0.296320 and theta' = 0.125 * 0.703680 + 0.296320 = 0.384280; pair 5
+  // (theta 10^-2.5) turns 0.0322 times: theta / 8.
   const auto f = yarnFrequencies(16, 10000, 8, 64);
-  EXPECT_DOUBLE_EQ(f[0], 1.0);
-  EXPECT_NEAR(f[1], std::pow(10000.0, -0.125) * (1.0 / 3 / 8 + 2.0 / 3), 1e-14);
+  EXPECT_NEAR(f[0], 0.384280, 1e-6);
   EXPECT_NEAR(f[5], std::pow(10000.0, -0.625) / 8, 1e-16);
+  // D = 128, L = 4096, s = 4: pair 0 turns 651.9 times (kept); pair 63 (theta 10^-3.9375) turns
+  // 0.075 times (theta / 4).
+  const auto g = yarnFrequencies(128, 10000, 4, 4096);
+  EXPECT_DOUBLE_EQ(g[0], 1.0);
+  EXPECT_NEAR(g[63], std::pow(10000.0, -126.0 / 128) / 4, 1e-18);
 }
 
 // xPos: zeta_c = (2c + 0.4 D) / (1.4 D). D = 16 by hand: zeta_0 = 6.4/22.4 = 2/7, zeta_7
