@@ -66,6 +66,8 @@ class TestPopeUsage : public QObject {
     // The bars are core's head-mean shares of layer 1, one per frequency, summing to 1.
     auto bars = view->bars();
     QCOMPARE(bars.size(), size_t(16));
+    QVERIFY2(view->plot()->xAxis->label().contains("θ_c = base^(−c/D)"),
+             qPrintable(view->plot()->xAxis->label()));
     double total = 0;
     for (size_t c = 0; c < bars.size(); ++c) {
       QCOMPARE(bars[c].first, double(c));
@@ -104,6 +106,9 @@ class TestPopeUsage : public QObject {
     view->headBox()->setCurrentIndex(0);
     bars = view->bars();
     QCOMPARE(bars.size(), size_t(8));  // head size 16: 8 pairs
+    // RoPE's schedule on the axis (PoPE's is base^(−c/D)), as the plots write formulas.
+    QVERIFY2(view->plot()->xAxis->label().contains("θ_c = base^(−2c/D)"),
+             qPrintable(view->plot()->xAxis->label()));
     QVERIFY(view->infoText().contains("effective frequencies of 8"));
 
     // The ALiBi run: nothing to measure, and core's refusal if asked anyway.

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "math/formula_unicode.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -21,6 +22,14 @@ QString number(double v) {
   return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("-");
 }
 }  // namespace
+
+// The x axis: the frequency index and the family's schedule (PoPE's D components, RoPE's D/2
+// pairs), in the formulas' notation.
+QString PopeUsageView::frequencyAxisTitle(const std::string& family) {
+  const QString schedule =
+      family == "rope" ? QStringLiteral("θ_c = base^{−2c/D}") : QStringLiteral("θ_c = base^{−c/D}");
+  return tr("frequency index c (%1: c = 0 is the fastest)").arg(formulaToUnicode(schedule));
+}
 
 bool PopeUsageView::hasPopeUsage(const std::string& family) {
   return family == "pope" || family == "rope";  // the PoPE paper's two (MATH 4.6)
@@ -59,8 +68,7 @@ PopeUsageView::PopeUsageView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("popeUsagePlot");
-  stylePlot(plot_, tr("frequency index c (θ_c = base^(−c/D): c = 0 is the fastest)"),
-            tr("usage share"));
+  stylePlot(plot_, frequencyAxisTitle("pope"), tr("usage share"));
   // Frequencies are whole indices: ticks at integers (or multiples when zoomed out).
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(1.0);
@@ -134,6 +142,8 @@ void PopeUsageView::onRunChanged() {
   const int i = run();
   const bool can = measurable();
   plot_->setVisible(can);  // nothing to draw for other families: the message says why
+  if (can)
+    plot_->xAxis->setLabel(frequencyAxisTitle(configs_[static_cast<size_t>(i)].model.family));
   measure_->setEnabled(can);
   clearPlot();
   if (i < 0)
@@ -217,7 +227,7 @@ void PopeUsageView::draw() {
   plot_->replot();
   info_->setText(tr("%1 at step %2: T = %3, %4 sequences of the task. Layer %5: %6 effective "
                     "frequencies of %7 (exp of the usage entropy; %7 is an even spread, dashed "
-                    "line). Each bar: frequency c's share of the mean amplitude μ_q μ_k of the "
+                    "line). Each bar: frequency c's share of the mean amplitude %9 of the "
                     "score over causal pairs%8.")
                      .arg(run_->currentText())
                      .arg(last_.step)
@@ -226,7 +236,8 @@ void PopeUsageView::draw() {
                      .arg(l + 1)
                      .arg(number(u.layerEffectiveFrequencies[static_cast<size_t>(l)]))
                      .arg(static_cast<qulonglong>(u.theta.size()))
-                     .arg(h <= 0 ? tr(", averaged over the heads") : tr(", head %1").arg(h)));
+                     .arg(h <= 0 ? tr(", averaged over the heads") : tr(", head %1").arg(h))
+                     .arg(formulaToUnicode(QStringLiteral("μ_q μ_k"))));
 }
 
 }  // namespace poslab::ui

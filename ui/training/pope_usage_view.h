@@ -42,6 +42,8 @@ class PopeUsageView : public QWidget {
   // Whether the chosen run is a PoPE or RoPE run (the families with a usage to measure).
   bool measurable() const;
   static bool hasPopeUsage(const std::string& family);
+  // The plot's x-axis title for `family`'s frequency schedule.
+  static QString frequencyAxisTitle(const std::string& family);
   // The model changed under the shown usage (Reset): back to "press Measure".
   void clearUsage() { onRunChanged(); }
   void setMeasuring();  // a request went to the worker: says so until the answer comes
