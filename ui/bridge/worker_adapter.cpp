@@ -89,77 +89,74 @@ std::string TrainingRun::deviceName() const {
   return impl_->deviceName;
 }
 
+namespace {
+void setError(std::string& field, const std::string& error) {
+  field = error;
+}
+void setError(QString& field, const std::string& error) {
+  field = QString::fromStdString(error);
+}
+}  // namespace
+
 // The jobs below run on the worker thread between steps; their results leave as queued signals.
 // The worker is joined in the destructor before `this` goes, and jobs still queued then never run.
-void TrainingRun::requestAttention(long long length, long long maxSide) {
+template <typename Result, typename Fill>
+void TrainingRun::postInspection(Fill fill, void (TrainingRun::*ready)(int, const Result&)) {
   impl_->worker->post(
-      [this, length, maxSide](Trainer& t) {
-        TrainingAttention a;
-        a.step = t.stepCount();
-        a.sample = t.attentionSample(length, maxSide);
-        Q_EMIT attentionReady(index_, a);
+      [this, fill, ready](Trainer& t) {
+        Result r;
+        r.step = t.stepCount();
+        fill(t, r);
+        Q_EMIT(this->*ready)(index_, r);
       },
-      [this](const std::string& error) {
-        TrainingAttention a;
-        a.error = error;
-        Q_EMIT attentionReady(index_, a);
+      [this, ready](const std::string& error) {
+        Result r;
+        setError(r.error, error);
+        Q_EMIT(this->*ready)(index_, r);
       });
 }
 
+void TrainingRun::requestAttention(long long length, long long maxSide) {
+  postInspection(
+      [length, maxSide](Trainer& t, TrainingAttention& a) {
+        a.sample = t.attentionSample(length, maxSide);
+      },
+      &TrainingRun::attentionReady);
+}
+
 void TrainingRun::requestSamples(long long count, long long length) {
-  impl_->worker->post(
-      [this, count, length](Trainer& t) {
-        TrainingSamples s;
-        s.step = t.stepCount();
+  postInspection(
+      [count, length](Trainer& t, TrainingSamples& s) {
         s.taskId = t.config().task.id;
         s.examples = t.samplePredictions(count, length);
         if (s.taskId == "indirect-indexing")
           for (const auto& e : s.examples)
             s.indirect.push_back(decodeIndirectIndexing(t.config().task, e.tokens, e.prediction));
-        Q_EMIT samplesReady(index_, s);
       },
-      [this](const std::string& error) {
-        TrainingSamples s;
-        s.error = error;
-        Q_EMIT samplesReady(index_, s);
-      });
+      &TrainingRun::samplesReady);
 }
 
 void TrainingRun::requestLagResponse(long long length, long long samples) {
   // The job runs on the worker's own thread, so the worker outlives it (its destructor joins that
   // thread). impl_->worker does not: ~TrainingRun nulls it before the join.
   const TrainingWorker* worker = impl_->worker.get();
-  impl_->worker->post(
-      [this, worker, length, samples](Trainer& t) {
-        TrainingLagResponse r;
-        r.step = t.stepCount();
+  postInspection(
+      [worker, length, samples](Trainer& t, TrainingLagResponse& r) {
         // A stop (Reset all, a new setup, closing) does not wait for the rest of the probe.
         r.response = measureLagResponse(t, length, samples, 128, [worker](long long, long long) {
           return !worker->isStopping();
         });
         r.summary = summarizeLagResponse(r.response);
-        Q_EMIT lagResponseReady(index_, r);
       },
-      [this](const std::string& error) {
-        TrainingLagResponse r;
-        r.error = QString::fromStdString(error);
-        Q_EMIT lagResponseReady(index_, r);
-      });
+      &TrainingRun::lagResponseReady);
 }
 
 void TrainingRun::requestPopeUsage(long long length, long long sequences) {
-  impl_->worker->post(
-      [this, length, sequences](Trainer& t) {
-        TrainingPopeUsage u;
-        u.step = t.stepCount();
+  postInspection(
+      [length, sequences](Trainer& t, TrainingPopeUsage& u) {
         u.usage = t.popeFrequencyUsage(length, sequences);
-        Q_EMIT popeUsageReady(index_, u);
       },
-      [this](const std::string& error) {
-        TrainingPopeUsage u;
-        u.error = QString::fromStdString(error);
-        Q_EMIT popeUsageReady(index_, u);
-      });
+      &TrainingRun::popeUsageReady);
 }
 
 bool TrainingRun::saveCheckpoint(const QString& path) {

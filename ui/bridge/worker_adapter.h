@@ -124,6 +124,12 @@ class TrainingRun : public QObject {
   void checkpointSaved(int index, const QString& path, long long step, const QString& error);
 
  private:
+  // Queues `fill(trainer, result)` on the worker between steps and emits `ready` with the result
+  // (its step set first), or with only its error set when the job throws. Defined and used in
+  // worker_adapter.cpp.
+  template <typename Result, typename Fill>
+  void postInspection(Fill fill, void (TrainingRun::*ready)(int, const Result&));
+
   struct Impl;
   int index_;
   TrainingRunSpec spec_;
