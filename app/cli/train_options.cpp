@@ -7,6 +7,7 @@
 #include "encodings/params.h"
 #include "model/pin_check.h"
 #include "tasks/task.h"
+#include "train/architecture.h"
 #include "train/run_limits.h"
 #include "util/error.h"
 
@@ -114,6 +115,10 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--device", o.device, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--config", o.configFile,
                   "start from a TrainConfig JSON (e.g. a run's config.json)");
+  cmd->add_option("--architecture", o.architecture,
+                  "the model and optimiser of a reference: poslab, jordan-reference, "
+                  "pj-reference (applied after --config)")
+      ->check(CLI::IsMember(architectureIds()));
   addCommonOptions(cmd, o.common);
 }
 
@@ -125,6 +130,7 @@ JsonPath trainOptionsSource(const TrainOptions& o) {
 TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   TrainConfig c;
   if (!o.configFile.empty()) c = readTrainConfigFile(o.configFile, "--config");
+  if (!o.architecture.empty()) applyArchitecture(o.architecture, c);
   if (!o.task.empty()) c.task.id = o.task;
   if (o.task.empty() && o.configFile.empty()) throw InvalidArgument("--task is required");
   for (const auto& s : o.taskSets) {

@@ -56,6 +56,7 @@ std::string shownJson(const json& v) {
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }
 
+void checkJsonValue(bool, const JsonPath&, const JsonLimits&) {}  // both values are allowed
 void checkJsonValue(double v, const JsonPath& at, const JsonLimits& l) {
   if (!std::isfinite(v) || v < l.min || v > l.max)
     at.fail("= " + number(v) + " is out of range", rangeText(l));
@@ -81,6 +82,11 @@ void checkJsonValue(const std::vector<std::string>& v, const JsonPath& at, const
 void checkJsonValue(const std::map<std::string, double>& v, const JsonPath& at,
                     const JsonLimits& l) {
   for (const auto& [k, x] : v) checkJsonValue(x, at.key(k), l);
+}
+
+void readJsonValue(const json& j, const JsonPath& at, const JsonLimits&, bool& out) {
+  if (!j.is_boolean()) at.fail("must be true or false, not " + shownJson(j));
+  out = j.get<bool>();
 }
 
 void readJsonValue(const json& j, const JsonPath& at, const JsonLimits& l, double& out) {

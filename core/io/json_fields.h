@@ -49,9 +49,10 @@ inline JsonLimits anyValue() {
   return {};
 }
 
-// The JSON forms of the member types: double (any number), long long (a whole number), uint64_t
-// (a non-negative whole number), string, list of whole numbers, list of strings, and an object of
-// numbers by name.
+// The JSON forms of the member types: bool (true or false), double (any number), long long (a
+// whole number), uint64_t (a non-negative whole number), string, list of whole numbers, list of
+// strings, and an object of numbers by name.
+void readJsonValue(const nlohmann::json& j, const JsonPath& at, const JsonLimits& l, bool& out);
 void readJsonValue(const nlohmann::json& j, const JsonPath& at, const JsonLimits& l, double& out);
 void readJsonValue(const nlohmann::json& j, const JsonPath& at, const JsonLimits& l,
                    long long& out);
@@ -65,6 +66,7 @@ void readJsonValue(const nlohmann::json& j, const JsonPath& at, const JsonLimits
 void readJsonValue(const nlohmann::json& j, const JsonPath& at, const JsonLimits& l,
                    std::map<std::string, double>& out);
 // The same limits on a value held in memory (what readJsonValue checks after the type).
+void checkJsonValue(bool v, const JsonPath& at, const JsonLimits& l);
 void checkJsonValue(double v, const JsonPath& at, const JsonLimits& l);
 void checkJsonValue(long long v, const JsonPath& at, const JsonLimits& l);
 void checkJsonValue(uint64_t v, const JsonPath& at, const JsonLimits& l);
@@ -80,9 +82,9 @@ void checkJsonObject(const nlohmann::json& j, const JsonPath& at,
 
 template <class S>
 struct JsonField {
-  using Member = std::variant<double S::*, long long S::*, uint64_t S::*, std::string S::*,
-                              std::vector<long long> S::*, std::vector<std::string> S::*,
-                              std::map<std::string, double> S::*>;
+  using Member = std::variant<bool S::*, double S::*, long long S::*, uint64_t S::*,
+                              std::string S::*, std::vector<long long> S::*,
+                              std::vector<std::string> S::*, std::map<std::string, double> S::*>;
   const char* key;      // JSON key, snake_case
   Member member;        // where it lives in S
   JsonLimits limits;    // what it may be

@@ -58,8 +58,8 @@ LessonStep readStep(const json& j, const std::string& source) {
 
 const std::vector<std::string>& lessonTrainingViews() {
   // The training tab's view tabs, in order (ui/training/training_panel.cpp).
-  static const std::vector<std::string> views = {"curves", "positions", "attention", "samples",
-                                                 "learned-kernel"};
+  static const std::vector<std::string> views = {"curves",  "positions",      "attention",
+                                                 "samples", "learned-kernel", "frequency-usage"};
   return views;
 }
 

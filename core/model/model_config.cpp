@@ -29,6 +29,15 @@ const std::vector<JsonField<ModelConfig>>& modelFields() {
       {"layers", &ModelConfig::layers, inRange(1, 48), "transformer blocks"},
       {"mlp_ratio", &ModelConfig::mlpRatio, inRange(1, 16), "MLP hidden width / C"},
       {"norm", &ModelConfig::norm, oneOf({"rms", "layer"}), "RMSNorm or LayerNorm"},
+      {"bias", &ModelConfig::bias, anyValue(), "biases in the attention, MLP and head linears"},
+      {"tie_embedding", &ModelConfig::tieEmbedding, anyValue(),
+       "the head reuses the embedding matrix"},
+      {"init", &ModelConfig::init, oneOf({"gpt2", "pytorch"}),
+       "gpt2: N(0, 0.02) matrices; pytorch: the layers' defaults"},
+      {"answer_logits", &ModelConfig::answerLogits, inRange(-1, 1 << 20),
+       "0: all vocabulary logits; n: the first n only (2-logit head); -1: the task's answers"},
+      {"include_self", &ModelConfig::includeSelf, anyValue(),
+       "false: query i attends to keys j < i only"},
   };
   return t;
 }
@@ -42,6 +51,13 @@ void ModelConfig::validate() const {
 void ModelConfig::validate(const JsonPath& at) const {
   checkJsonFields(*this, at, modelFields());  // an unknown family: its row lists the known ones
   if (vocab == 1) at.key("vocab").fail("= 1 is out of range", "0 (from the task) or at least 2");
+  if (answerLogits == 1)
+    at.key("answer_logits")
+        .fail("= 1 is out of range", "0 (the whole vocabulary), -1 (the task's) or at least 2");
+  if (answerLogits > 0 && vocab > 0 && answerLogits > vocab)
+    at.key("answer_logits")
+        .fail("= " + std::to_string(answerLogits) + " is more than the vocabulary (" +
+              std::to_string(vocab) + ")");
   if (dModel % heads != 0)
     at.key("d_model").fail(": d_model = " + std::to_string(dModel) +
                            " is not divisible by heads = " + std::to_string(heads));

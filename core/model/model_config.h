@@ -25,6 +25,16 @@ struct ModelConfig {
   long long layers = 2;                        // transformer blocks
   long long mlpRatio = 4;                      // MLP hidden = mlpRatio * C (GELU)
   std::string norm = "rms";                    // "rms" (RMSNorm) or "layer" (LayerNorm)
+  // The rest follow the reference architectures (train/architecture.h names the bundles).
+  bool bias = true;            // biases in the attention, MLP and head linears
+  bool tieEmbedding = false;   // the head's weight is the embedding matrix (no head bias)
+  std::string init = "gpt2";   // "gpt2": N(0, 0.02) matrices, zero biases; "pytorch": the
+                               // layers' own defaults (kaiming-uniform linears, N(0, 1) embedding)
+  long long answerLogits = 0;  // 0: logits over the whole vocabulary; n: only the first n (the
+                               // references' 2-logit head for bit answers; untied: a head of n);
+                               // -1: the task's answer tokens where it has few (bits: 2), else 0
+  bool includeSelf = true;     // query i attends to j <= i; false: j < i (PJ-RoPE's reference),
+                               // so position 0 attends to nothing and its attention output is 0
 
   long long headDim() const { return dModel / heads; }
   // Throws InvalidArgument for an unknown family, C not divisible by H, sizes out of range,

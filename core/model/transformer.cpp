@@ -21,6 +21,29 @@ bool fusedByDefault() {
   return !(env && std::strcmp(env, "reference") == 0);
 }
 
+torch::nn::Linear makeLinear(const ModelConfig& cfg, int64_t in, int64_t out) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(cfg.bias));
+}
+
+// A finite stand-in for -inf on the diagonal when a query may not attend to itself: every kept
+// logit is far above it, so its weight is exactly 0 in float32 and float64, and a row with no
+// other key (position 0) stays finite (its output is then set to 0, as the reference's masked
+// softmax gives).
+constexpr double kSelfMaskedLogit = -1e30;
+
+// The family's bias plus kSelfMaskedLogit where key == query: (H, qn, kn).
+BiasFn excludingSelf(BiasFn inner, int64_t heads) {
+  return [inner = std::move(inner), heads](const at::Tensor& qPos, const at::Tensor& kPos,
+                                           at::ScalarType dtype) {
+    at::Tensor self = qPos.unsqueeze(1) == kPos.unsqueeze(0);  // (qn, kn)
+    at::Tensor mask =
+        at::zeros(self.sizes(), qPos.options().dtype(dtype)).masked_fill(self, kSelfMaskedLogit);
+    at::Tensor b = inner ? inner(qPos, kPos, dtype) : at::Tensor();
+    return b.defined() ? b + mask.unsqueeze(0)
+                       : mask.unsqueeze(0).expand({heads, mask.size(0), mask.size(1)}).contiguous();
+  };
+}
+
 torch::nn::AnyModule makeNorm(const ModelConfig& cfg) {
   if (cfg.norm == "layer")
     return torch::nn::AnyModule(torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg.dModel})));
@@ -66,9 +89,12 @@ torch::Tensor causalAttention(const BlockScorer& scorer, const torch::Tensor& v,
 }
 
 AttentionImpl::AttentionImpl(const ModelConfig& cfg, long long trainLength)
-    : heads(cfg.heads), headSize(cfg.headDim()), fused(fusedByDefault()) {
-  qkv = register_module("qkv", torch::nn::Linear(cfg.dModel, 3 * cfg.dModel));
-  proj = register_module("proj", torch::nn::Linear(cfg.dModel, cfg.dModel));
+    : heads(cfg.heads),
+      headSize(cfg.headDim()),
+      includeSelf(cfg.includeSelf),
+      fused(fusedByDefault()) {
+  qkv = register_module("qkv", makeLinear(cfg, cfg.dModel, 3 * cfg.dModel));
+  proj = register_module("proj", makeLinear(cfg, cfg.dModel, cfg.dModel));
   position = register_module("position", PositionModule(cfg, trainLength));
 }
 
@@ -82,15 +108,22 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
   auto [q, k, v] = project(x);  // (B, H, T, hs)
   torch::Tensor y;
+  TrainedScore score = position->trainedScore(q, k, pos, allowFactorized);
+  if (!includeSelf) score.bias = excludingSelf(std::move(score.bias), heads);
   // One tile holds the whole sequence: nothing to stream, so the materialised path (O(T^2) =
   // O(tile^2) memory, no recomputation) is faster; measured 0.82x for the fused kernel at T = 12.
   if (fused && !recordWeights && T > fusedTile) {
     std::vector<at::Tensor> params = position->parameters();
-    y = fusedCausalAttention(position->trainedScore(q, k, pos, allowFactorized),
-                             position->scoreScale(), pos, q, k, v, params, fusedTile);
+    y = fusedCausalAttention(score, position->scoreScale(), pos, q, k, v, params, fusedTile);
   } else {
-    BlockScorer scorer = position->scorer(q, k, pos, allowFactorized);
+    BlockScorer scorer = blockScorer(std::move(score), position->scoreScale(), pos);
     y = causalAttention(scorer, v, block, recordWeights ? &lastWeights : nullptr);
+  }
+  if (!includeSelf) {
+    // Position 0 has no key before it: its output (and recorded weights) are 0.
+    torch::Tensor keep = (pos > 0).to(y.scalar_type()).view({1, 1, T, 1});
+    y = y * keep;
+    if (recordWeights) lastWeights = lastWeights * keep;
   }
   return proj->forward(y.transpose(1, 2).reshape({B, T, C}));
 }
@@ -101,8 +134,8 @@ BlockImpl::BlockImpl(const ModelConfig& cfg, long long trainLength) {
   register_module("norm1", norm1.ptr());
   register_module("norm2", norm2.ptr());
   attn = register_module("attn", Attention(cfg, trainLength));
-  fc1 = register_module("fc1", torch::nn::Linear(cfg.dModel, cfg.mlpRatio * cfg.dModel));
-  fc2 = register_module("fc2", torch::nn::Linear(cfg.mlpRatio * cfg.dModel, cfg.dModel));
+  fc1 = register_module("fc1", makeLinear(cfg, cfg.dModel, cfg.mlpRatio * cfg.dModel));
+  fc2 = register_module("fc2", makeLinear(cfg, cfg.mlpRatio * cfg.dModel, cfg.dModel));
 }
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& pos) {
@@ -118,7 +151,10 @@ TinyTransformerImpl::TinyTransformerImpl(const ModelConfig& cfg, long long train
     blocks.push_back(register_module("block" + std::to_string(i), Block(cfg, trainLength)));
   finalNorm = makeNorm(cfg);
   register_module("final_norm", finalNorm.ptr());
-  head = register_module("head", torch::nn::Linear(cfg.dModel, cfg.vocab));
+  if (!cfg.tieEmbedding)
+    head = register_module("head", makeLinear(cfg, cfg.dModel, outputLogits()));
+  // init "pytorch": the layers keep LibTorch's defaults, which are PyTorch's (the references').
+  if (cfg.init != "gpt2") return;
   // GPT-2-style initialisation: small normal weights, zero biases. The position modules keep the
   // initial values their family gives (encodings/trainable.h).
   const std::set<const c10::TensorImpl*> positionParams = positionParameterSet();
@@ -139,7 +175,14 @@ torch::Tensor TinyTransformerImpl::forward(const torch::Tensor& tokens) {
       torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
   torch::Tensor x = embed->forward(tokens);
   for (auto& b : blocks) x = b->forward(x, pos);
-  return head->forward(finalNorm.forward(x));
+  x = finalNorm.forward(x);
+  if (head) return head->forward(x);
+  // Tied: the embedding rows of the logits the model outputs.
+  return torch::matmul(x, embed->weight.narrow(0, 0, outputLogits()).t());
+}
+
+int64_t TinyTransformerImpl::outputLogits() const {
+  return config.answerLogits > 0 ? config.answerLogits : config.vocab;
 }
 
 void TinyTransformerImpl::configureAttention(bool allowFactorized, int64_t block,

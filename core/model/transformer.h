@@ -1,6 +1,8 @@
 // The tiny pre-norm causal transformer of docs/MATH.md 2.1, plain and top to bottom:
 // token embedding (no absolute positions) -> layers x [norm -> causal attention with the position
-// family -> residual -> norm -> MLP (GELU, 4x) -> residual] -> final norm -> linear head.
+// family -> residual -> norm -> MLP (GELU, mlp_ratio x) -> residual] -> final norm -> linear head
+// (or the tied embedding). Biases, tying, initialisation, the answer logits and whether a query
+// sees itself are ModelConfig options (train/architecture.h names the references' choices).
 #pragma once
 
 #include <torch/torch.h>
@@ -39,6 +41,7 @@ struct AttentionImpl : torch::nn::Module {
   // forward() scores exactly these; diagnostics read them (analysis/pope_frequency_usage.h).
   std::array<torch::Tensor, 3> project(const torch::Tensor& x);
   int64_t heads, headSize;
+  bool includeSelf = true;  // ModelConfig::includeSelf: false masks key j == i
   torch::nn::Linear qkv{nullptr}, proj{nullptr};
   PositionModule position{nullptr};
   // Set by the model before a forward pass.
@@ -64,8 +67,10 @@ TORCH_MODULE(Block);
 
 struct TinyTransformerImpl : torch::nn::Module {
   TinyTransformerImpl(const ModelConfig& cfg, long long trainLength);
-  // tokens (B, T) int64 -> logits (B, T, vocab)
+  // tokens (B, T) int64 -> logits (B, T, outputLogits())
   torch::Tensor forward(const torch::Tensor& tokens);
+  // The logits per position: config.answerLogits when set (the first n tokens), else the vocab.
+  int64_t outputLogits() const;
   // Attention options for the next forward passes (evaluation at long lengths streams).
   void configureAttention(bool allowFactorized, int64_t block, bool recordWeights);
   // Fused kernel (the default) or the reference path, for the next forward passes; tile: the
@@ -88,7 +93,7 @@ struct TinyTransformerImpl : torch::nn::Module {
   torch::nn::Embedding embed{nullptr};
   std::vector<Block> blocks;
   torch::nn::AnyModule finalNorm;
-  torch::nn::Linear head{nullptr};
+  torch::nn::Linear head{nullptr};  // null when config.tieEmbedding (the head is embed.weight)
 };
 TORCH_MODULE(TinyTransformer);
 

@@ -91,6 +91,7 @@ class SectorTeacherTask : public Task {
 
   std::string id() const override { return "sector-teacher"; }
   long long vocabSize() const override { return 3; }
+  long long answerTokenCount() const override { return 2; }  // the labels are bits 0 and 1
   long long minLength() const override { return 2; }
   long long maxLength() const override { return kMaxTaskLength; }
 

@@ -29,6 +29,9 @@ class Task {
   virtual long long vocabSize() const = 0;
   // True when the task reports accuracy (answer positions exist).
   virtual bool hasAccuracy() const { return true; }
+  // n when every scored target is a token below n (the bits tasks: 2), so that a model may read
+  // only the first n logits (model.answer_logits); 0 when targets can be any token.
+  virtual long long answerTokenCount() const { return 0; }
   // Smallest and largest sequence length the task can generate (inclusive).
   virtual long long minLength() const = 0;
   virtual long long maxLength() const = 0;

@@ -6,6 +6,7 @@
 #include "io/json_fields.h"
 #include "io/json_input.h"
 #include "tasks/task_options.h"
+#include "train/architecture.h"
 #include "train/experiment_plan.h"
 #include "util/error.h"
 
@@ -15,8 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kKeys = {"name",  "description",   "paper",    "families",
-                                        "seeds", "family_params", "variants", "config"};
+const std::vector<std::string> kKeys = {"name",          "description", "paper",
+                                        "architecture",  "families",    "seeds",
+                                        "family_params", "variants",    "config"};
 
 std::vector<std::string> familyIds() {
   std::vector<std::string> ids;
@@ -80,8 +82,9 @@ void readVariants(const json& j, const JsonPath& at, const TaskConfig& task,
 
 json experimentToJson(const ExperimentSpec& s) {
   json j = {{"name", s.name},         {"description", s.description},
-            {"paper", s.paperResult}, {"families", s.families},
-            {"seeds", s.seeds},       {"config", json(s.base)}};
+            {"paper", s.paperResult}, {"architecture", s.architecture},
+            {"families", s.families}, {"seeds", s.seeds},
+            {"config", json(s.base)}};
   if (!s.familyParams.empty()) j["family_params"] = s.familyParams;
   if (!s.variants.empty()) j["variants"] = s.variants;
   return j;
@@ -101,6 +104,9 @@ ExperimentSpec readExperiment(const json& j, const JsonPath& at) {
   if (auto it = j.find("seeds"); it != j.end()) readSeeds(*it, at.key("seeds"), s.seeds);
   if (auto it = j.find("family_params"); it != j.end())
     readFamilyParams(*it, at.key("family_params"), s.familyParams);
+  if (auto it = j.find("architecture"); it != j.end())
+    readJsonValue(*it, at.key("architecture"), oneOf(architectureIds()), s.architecture);
+  applyArchitecture(s.architecture, s.base);
   readTrainConfig(j.at("config"), at.key("config"), s.base);
   if (auto it = j.find("variants"); it != j.end())
     readVariants(*it, at.key("variants"), s.base.task, s.variants);

@@ -17,25 +17,28 @@ namespace poslab {
 struct JsonPath;
 
 struct ExperimentSpec {
-  std::string name;                   // preset name or "compare"
-  std::string description;            // one paragraph
-  std::string paperResult;            // what the paper reports, for the report
-  std::vector<std::string> families;  // e.g. {"pope", "rope"}
-  std::vector<uint64_t> seeds{0};     // one run per (variant, family, seed)
-  TrainConfig base;                   // model.family is replaced per run
+  std::string name;                     // preset name or "compare"
+  std::string description;              // one paragraph
+  std::string paperResult;              // what the paper reports, for the report
+  std::string architecture = "poslab";  // train/architecture.h: applied before "config"
+  std::vector<std::string> families;    // e.g. {"pope", "rope"}
+  std::vector<uint64_t> seeds{0};       // one run per (variant, family, seed)
+  TrainConfig base;                     // model.family is replaced per run
   std::map<std::string, std::map<std::string, double>> familyParams;  // per-family overrides
   // Optional task variants: each sets task fields (id, kernel, text_file), e.g. {"kernel":
   // "first_jet"}.
   std::vector<std::map<std::string, std::string>> variants;
 };
 
-// {"name", "description", "paper", "families", "seeds", "config", and "family_params" and
-// "variants" when not empty}.
+// {"name", "description", "paper", "architecture", "families", "seeds", "config", and
+// "family_params" and "variants" when not empty}.
 nlohmann::json experimentToJson(const ExperimentSpec& spec);
 
-// Strict: `j` must be an object with known keys only, "families" (at least one known family id)
-// and "config" (a TrainConfig, see train_config.h) present, "seeds" (default [0]) not empty, each
-// value of its type and in range. Throws InvalidArgument naming at.source and the key path.
+// Strict: `j` must be an object with known keys only, "architecture" (default "poslab") one of
+// architectureIds(), its fields set before "config" is read (so config's keys override them),
+// "families" (at least one known family id) and "config" (a TrainConfig, see train_config.h)
+// present, "seeds" (default [0]) not empty, each value of its type and in range. Throws
+// InvalidArgument naming at.source and the key path.
 ExperimentSpec readExperiment(const nlohmann::json& j, const JsonPath& at);
 // readJsonFile(path, what) then readExperiment.
 ExperimentSpec readExperimentFile(const std::string& path, const std::string& what);

@@ -32,12 +32,16 @@ const std::vector<JsonField<TaskConfig>>& taskFields() {
 const std::vector<JsonField<OptimConfig>>& optimFields() {
   static const std::vector<JsonField<OptimConfig>> t = {
       {"lr", &OptimConfig::lr, inRange(1e-5, 1), "peak AdamW learning rate"},
-      {"weight_decay", &OptimConfig::weightDecay, inRange(0, 10), "on matrices only"},
+      {"weight_decay", &OptimConfig::weightDecay, inRange(0, 10), "AdamW's decoupled decay"},
+      {"decay", &OptimConfig::decay, oneOf({"matrices", "all"}),
+       "what weight_decay applies to: matrices, or every parameter"},
+      {"schedule", &OptimConfig::schedule, oneOf({"cosine", "constant"}),
+       "after the warm-up: cosine to min_lr_ratio, or constant"},
       {"beta1", &OptimConfig::beta1, inRange(0, 0.99999), "AdamW beta1"},
       {"beta2", &OptimConfig::beta2, inRange(0, 0.99999), "AdamW beta2"},
       {"warmup", &OptimConfig::warmup, inRange(0, kMaxTrainSteps), "linear warm-up steps"},
       {"min_lr_ratio", &OptimConfig::minLrRatio, inRange(0, 1), "final lr / peak lr"},
-      {"grad_clip", &OptimConfig::gradClip, inRange(1e-6, 1e6), "global gradient-norm clip"},
+      {"grad_clip", &OptimConfig::gradClip, inRange(0, 1e6), "global gradient-norm clip; 0: none"},
       {"batch", &OptimConfig::batch, inRange(1, 4096), "sequences per step"},
       {"position_lr_scale", &OptimConfig::positionLrScale, inRange(0.001, 100000),
        "position parameters train at lr times this"},

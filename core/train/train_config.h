@@ -19,13 +19,15 @@ struct JsonPath;  // io/json_fields.h
 // Every key, its type, limits and meaning is one row of a table in train_config.cpp (task, optim,
 // run) or model_config.cpp (model); docs/SESSIONS.md lists them.
 struct OptimConfig {
-  double lr = 3e-3;           // peak learning rate of AdamW
-  double weightDecay = 0.01;  // on matrices only (not norms, biases, position parameters)
-  double beta1 = 0.9;         // AdamW betas
+  double lr = 3e-3;                 // peak learning rate of AdamW
+  double weightDecay = 0.01;        // decoupled (AdamW), on the parameters `decay` names
+  std::string decay = "matrices";   // "matrices" (not norms, biases, position parameters) or "all"
+  std::string schedule = "cosine";  // after the warm-up: "cosine" to minLrRatio * lr, "constant"
+  double beta1 = 0.9;               // AdamW betas
   double beta2 = 0.98;
   long long warmup = 50;       // linear warm-up steps, then cosine decay
   double minLrRatio = 0.1;     // final lr = minLrRatio * lr
-  double gradClip = 1.0;       // global gradient-norm clip
+  double gradClip = 1.0;       // global gradient-norm clip; 0: none
   long long batch = 32;        // sequences per step
   double positionLrScale = 1;  // position parameters (gamma, eta, gates, ...) train at lr * this
 };

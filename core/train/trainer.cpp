@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <set>
 
@@ -75,6 +76,7 @@ uint64_t batchSeed(uint64_t runSeed, long long step, uint64_t stream) {
 
 double learningRateAt(const OptimConfig& o, long long step, long long totalSteps) {
   if (o.warmup > 0 && step < o.warmup) return o.lr * static_cast<double>(step + 1) / o.warmup;
+  if (o.schedule == "constant") return o.lr;
   const double span = std::max<long long>(1, totalSteps - o.warmup);
   const double progress = std::clamp((step - o.warmup) / span, 0.0, 1.0);
   const double cosine = 0.5 * (1.0 + std::cos(M_PI * progress));
@@ -142,6 +144,18 @@ void Trainer::State::build() {
   for (long long L : cfg.run.evalLengths)
     checkEvaluationFits(cfg, task->vocabSize(), L,
                         evaluationPasses(*task, L) * cfg.run.evalSequences);
+  if (cfg.model.answerLogits < 0) cfg.model.answerLogits = task->answerTokenCount();
+  if (cfg.model.answerLogits > 0 &&
+      (task->answerTokenCount() == 0 || cfg.model.answerLogits < task->answerTokenCount()))
+    throw InvalidArgument(
+        "field 'model.answer_logits' = " + std::to_string(cfg.model.answerLogits) + ": task " +
+            task->id() +
+            (task->answerTokenCount() == 0
+                 ? " scores every token, not a few answer tokens"
+                 : " has " + std::to_string(task->answerTokenCount()) + " answers"),
+        task->answerTokenCount() == 0
+            ? "use 0"
+            : "use 0 or at least " + std::to_string(task->answerTokenCount()));
   checkTrainingFits(cfg, task->vocabSize());
   checkPinsApply(cfg.model, cfg.task.trainLength);
   device = chooseDevice(cfg.run.device);
@@ -175,7 +189,7 @@ void Trainer::State::build() {
                   .betas({cfg.optim.beta1, cfg.optim.beta2})
                   .weight_decay(cfg.optim.weightDecay);
   auto undecayedOpts = opts;
-  undecayedOpts.weight_decay(0.0);
+  if (cfg.optim.decay != "all") undecayedOpts.weight_decay(0.0);
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(params[kDecayedGroup], std::make_unique<torch::optim::AdamWOptions>(opts));
   groups.emplace_back(params[kUndecayedGroup],
@@ -268,10 +282,13 @@ Snapshot Trainer::step() {
     }
     loss.backward();
   }
+  // grad_clip 0 clips nothing; an infinite bound still measures the norm.
+  const double clip =
+      s.cfg.optim.gradClip > 0 ? s.cfg.optim.gradClip : std::numeric_limits<double>::infinity();
   if (readMetrics)
-    gradNorm = torch::nn::utils::clip_grad_norm_(s.model->parameters(), s.cfg.optim.gradClip);
-  else
-    clipGradNormOnDevice(s.model->parameters(), s.cfg.optim.gradClip);
+    gradNorm = torch::nn::utils::clip_grad_norm_(s.model->parameters(), clip);
+  else if (s.cfg.optim.gradClip > 0)
+    clipGradNormOnDevice(s.model->parameters(), clip);
   if (readMetrics && !std::isfinite(gradNorm)) {
     s.optimizer->zero_grad();
     throw DivergedError(
