@@ -27,48 +27,45 @@ void applyPoslab(TrainConfig& c) {
   c.optim.gradClip = o.gradClip;
 }
 
-// The Jordan-RoPE reference (jordan_rope/model.py CausalTransformerLM, scripts/run_kernel_lm.py
-// with configs/kernel_lm.yaml): RMSNorm, bias-free linears, the head tied to the embedding and
-// read at its first two logits, MLP 2x, PyTorch's default initialisation; AdamW with PyTorch's
-// betas at a constant learning rate, weight decay 0.01 on every parameter, gradient clip 1.
-void applyJordanReference(TrainConfig& c) {
-  c.model.norm = "rms";
+// What both references' code does alike: MLP 2x, PyTorch's default initialisation, the 2-logit
+// answer, AdamW with PyTorch's betas at a constant learning rate from step 0, weight decay on
+// every parameter, no position learning-rate multiplier.
+void applyReferenceCommon(TrainConfig& c) {
   c.model.mlpRatio = 2;
-  c.model.bias = false;
-  c.model.tieEmbedding = true;
   c.model.init = "pytorch";
   c.model.answerLogits = -1;
-  c.model.includeSelf = true;
   c.optim.beta1 = 0.9;
   c.optim.beta2 = 0.999;
   c.optim.warmup = 0;
   c.optim.schedule = "constant";
   c.optim.decay = "all";
-  c.optim.weightDecay = 0.01;
-  c.optim.gradClip = 1.0;
   c.optim.positionLrScale = 1;
 }
 
+// The Jordan-RoPE reference (jordan_rope/model.py CausalTransformerLM, scripts/run_kernel_lm.py
+// with configs/kernel_lm.yaml): RMSNorm, bias-free linears, the head tied to the embedding and
+// read at its first two logits; weight decay 0.01, gradient clip 1.
+void applyJordanReference(TrainConfig& c) {
+  applyReferenceCommon(c);
+  c.model.norm = "rms";
+  c.model.bias = false;
+  c.model.tieEmbedding = true;
+  c.model.includeSelf = true;
+  c.optim.weightDecay = 0.01;
+  c.optim.gradClip = 1.0;
+}
+
 // The PJ-RoPE reference (experiments/synthetic_query_lm.py QueryLMModel): LayerNorm, linears with
-// biases, an untied 2-logit head on the last position, MLP 2x, queries that do not attend to
-// themselves (include_self=False), PyTorch's default initialisation; AdamW with PyTorch's betas
-// at a constant learning rate, weight decay 1e-4 on every parameter, no gradient clipping.
+// biases, an untied 2-logit head on the last position, queries that do not attend to themselves
+// (include_self=False); weight decay 1e-4, no gradient clipping.
 void applyPjReference(TrainConfig& c) {
+  applyReferenceCommon(c);
   c.model.norm = "layer";
-  c.model.mlpRatio = 2;
   c.model.bias = true;
   c.model.tieEmbedding = false;
-  c.model.init = "pytorch";
-  c.model.answerLogits = -1;
   c.model.includeSelf = false;
-  c.optim.beta1 = 0.9;
-  c.optim.beta2 = 0.999;
-  c.optim.warmup = 0;
-  c.optim.schedule = "constant";
-  c.optim.decay = "all";
   c.optim.weightDecay = 1e-4;
   c.optim.gradClip = 0;
-  c.optim.positionLrScale = 1;
 }
 
 }  // namespace
