@@ -141,6 +141,8 @@ void addRunCommand(CLI::App& app) {
     std::string preset;
     std::string seeds;
     long long steps = 0;
+    long long evalData = -1;
+    double positionLr = 0;
     bool list = false;
     bool json = false;
     SweepSetup sweep;
@@ -151,6 +153,13 @@ void addRunCommand(CLI::App& app) {
   cmd->add_option("--seeds", o->seeds, "override the preset's seeds, e.g. 0,1,2");
   cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)")
       ->check(integerIn(1, kMaxTrainSteps));
+  cmd->add_option("--eval-data", o->evalData,
+                  "override the preset's evaluation sequence set (run.eval_data; 0 the usual)")
+      ->check(integerIn(0, 1LL << 31));
+  cmd->add_option("--position-lr", o->positionLr,
+                  "override the preset's learning-rate multiplier of the position parameters "
+                  "(optim.position_lr_scale)")
+      ->check(CLI::Range(0.001, 100000.0));
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   addSweepOptions(cmd, o->sweep);
   cmd->callback([o] {
@@ -168,6 +177,8 @@ void addRunCommand(CLI::App& app) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");
     }
     if (o->steps > 0) spec.base.run.steps = o->steps;
+    if (o->evalData >= 0) spec.base.run.evalData = static_cast<uint64_t>(o->evalData);
+    if (o->positionLr > 0) spec.base.optim.positionLrScale = o->positionLr;
     checkTrainable(spec, JsonPath{presetSource(file), ""});  // before anything trains
     runAndReport(spec, o->json, o->sweep);
   });

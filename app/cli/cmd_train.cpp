@@ -93,6 +93,7 @@ void reportRun(Trainer& trainer, const TrainConfig& cfg, std::vector<EvalResult>
   r.position = trainer.positionParametersMean();
   if (perLayer) r.positionLayers = trainer.positionParametersByLayer();
   r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
+  setTeacherSpread(trainer, r);
   nlohmann::json doc = resultsJson(cfg.task.id, {r});
   doc["checkpoint"] = checkpoint;
   writeFileAtomically(dir + "/summary.json", [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
@@ -301,6 +302,7 @@ void addEvalCommand(CLI::App& app) {
     r.eval = evaluateShowingProgress(*trainer, lengths, o->sequences);
     r.position = trainer->positionParametersMean();
     if (o->perLayer) r.positionLayers = trainer->positionParametersByLayer();
+    setTeacherSpread(*trainer, r);
     if (o->json) return printJson(resultsJson(trainer->config().task.id, {r}));
     std::cout << "Checkpoint " << o->checkpoint << ": " << r.family << " on "
               << trainer->config().task.id << ", step " << trainer->stepCount() << "\n\n";

@@ -22,6 +22,11 @@ nlohmann::json evalJson(const std::vector<EvalResult>& eval) {
         byDistance[std::to_string(distance)] = accuracy;
       r["accuracy_by_distance"] = byDistance;
     }
+    // sector-teacher: how spread the last query's attention is (the PJ reference's report).
+    if (std::isfinite(e.finalQueryEntropy)) {
+      r["final_query_entropy"] = e.finalQueryEntropy;
+      r["final_query_support"] = e.finalQuerySupport;
+    }
     a.push_back(r);
   }
   return a;
@@ -36,6 +41,10 @@ nlohmann::json resultsJson(const std::string& task, const std::vector<RunResult>
     run["seconds"] = r.seconds;
     run["position"] = r.position;  // the mean over layers
     if (!r.positionLayers.empty()) run["position_layers"] = r.positionLayers;
+    if (std::isfinite(r.teacherEntropy)) {
+      run["teacher_entropy"] = r.teacherEntropy;
+      run["teacher_support"] = r.teacherSupport;
+    }
     if (!r.pjLoo.empty()) {
       run["pj_loo"] = nlohmann::json::array();
       for (const auto& l : r.pjLoo)
@@ -96,6 +105,50 @@ void printDistanceTable(const std::vector<std::string>& keys,
   std::cout << "\naccuracy against the distance from the final key back to the stored key:\n";
   printTable(header, rows);
 }
+
+// sector-teacher: the final query's attention entropy and effective support per family and
+// evaluation length, and the teacher's own at the training length (the PJ reference's report).
+void printAttentionSpreadTable(const std::vector<std::string>& keys,
+                               const std::map<std::string, std::vector<const RunResult*>>& groups) {
+  std::vector<long long> lengths;
+  for (const auto& [key, runs] : groups)
+    for (const auto* r : runs)
+      for (const auto& e : r->eval)
+        if (std::isfinite(e.finalQueryEntropy) &&
+            std::find(lengths.begin(), lengths.end(), e.length) == lengths.end())
+          lengths.push_back(e.length);
+  if (lengths.empty()) return;
+  std::vector<std::string> header{"family", "teacher H", "teacher support"};
+  for (long long L : lengths) {
+    header.push_back("H@" + std::to_string(L));
+    header.push_back("support@" + std::to_string(L));
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& key : keys) {
+    std::vector<double> th, ts;
+    for (const auto* r : groups.at(key))
+      if (std::isfinite(r->teacherEntropy)) {
+        th.push_back(r->teacherEntropy);
+        ts.push_back(r->teacherSupport);
+      }
+    std::vector<std::string> row{key, th.empty() ? "-" : meanAndSd(th),
+                                 ts.empty() ? "-" : meanAndSd(ts)};
+    for (long long L : lengths) {
+      std::vector<double> h, support;
+      for (const auto* r : groups.at(key))
+        for (const auto& e : r->eval)
+          if (e.length == L && std::isfinite(e.finalQueryEntropy)) {
+            h.push_back(e.finalQueryEntropy);
+            support.push_back(e.finalQuerySupport);
+          }
+      row.push_back(h.empty() ? "-" : meanAndSd(h));
+      row.push_back(support.empty() ? "-" : meanAndSd(support));
+    }
+    rows.push_back(std::move(row));
+  }
+  std::cout << "\nfinal-query attention of the last layer: entropy H (nats) and support exp(H):\n";
+  printTable(header, rows);
+}
 }  // namespace
 
 void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) {
@@ -132,6 +185,7 @@ void printResultsTable(const std::vector<RunResult>& results, bool hasAccuracy) 
   }
   printTable(header, rows);
   printDistanceTable(keys, groups);
+  printAttentionSpreadTable(keys, groups);
   for (const auto& r : results)
     if (!r.error.empty())
       std::cout << "note: " << r.family << " seed " << r.seed << ": " << r.error << "\n";

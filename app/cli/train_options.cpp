@@ -101,6 +101,10 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--eval-sequences", o.evalSequences, "sequences per evaluation length")
       ->capture_default_str()
       ->check(integerIn(1, 1LL << 30));
+  cmd->add_option("--eval-data", o.evalData,
+                  "evaluation sequence set: 0 the usual one, other values independent held-out "
+                  "sets (run.eval_data)")
+      ->check(integerIn(0, 1LL << 31));
   cmd->add_option("--lr", o.lr, "peak learning rate")->capture_default_str();
   cmd->add_option("--batch", o.batch, "sequences per step")->capture_default_str();
   cmd->add_option("--position-lr", o.positionLr,
@@ -152,6 +156,7 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   else if (o.configFile.empty())
     c.task.trainLength = defaultTrainLength(c.task.id);
   if (o.minTrainLength >= 0) c.task.minTrainLength = o.minTrainLength;
+  if (o.evalData >= 0) c.run.evalData = static_cast<uint64_t>(o.evalData);
   c.model.family = family;
   for (const auto& [k, v] : parseSets(o.common.sets)) c.model.familyParams[k] = v;
   if (o.configFile.empty()) {

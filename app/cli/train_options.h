@@ -26,6 +26,7 @@ struct TrainOptions {
   std::string evalLengths;  // "a,b,c"
   long long evalEvery = 100;
   long long evalSequences = 64;
+  long long evalData = -1;  // -1: keep the config's (0); else run.eval_data
   double lr = 3e-3;
   long long batch = 32;
   double positionLr = 1;

@@ -102,21 +102,25 @@ class SectorTeacherTask : public Task {
     return k;
   }
 
+  std::vector<double> teacherAttention(long long length) const override {
+    // softmax_d(lambda K(d)) over d = 1..T-1, max-shifted.
+    std::vector<double> weights = targetKernel(length);
+    double m = -HUGE_VAL, z = 0;
+    for (long long d = 1; d < length; ++d) m = std::max(m, lambda_ * weights[d]);
+    for (long long d = 1; d < length; ++d) z += weights[d] = std::exp(lambda_ * weights[d] - m);
+    for (long long d = 1; d < length; ++d) weights[d] /= z;
+    return weights;
+  }
+
   std::vector<double> labelWeights(long long length) const override {
     // weights[d], d = 1..T-1: softmax_d(lambda K(d)) (max-shifted), or K(d) / ||K|| over the
     // same lags.
+    if (softmax_) return teacherAttention(length);
     std::vector<double> weights = targetKernel(length);
-    if (softmax_) {
-      double m = -HUGE_VAL, z = 0;
-      for (long long d = 1; d < length; ++d) m = std::max(m, lambda_ * weights[d]);
-      for (long long d = 1; d < length; ++d) z += weights[d] = std::exp(lambda_ * weights[d] - m);
-      for (long long d = 1; d < length; ++d) weights[d] /= z;
-    } else {
-      double ss = 0;
-      for (long long d = 1; d < length; ++d) ss += weights[d] * weights[d];
-      const double norm = std::max(std::sqrt(ss), kNormFloor);
-      for (double& w : weights) w /= norm;
-    }
+    double ss = 0;
+    for (long long d = 1; d < length; ++d) ss += weights[d] * weights[d];
+    const double norm = std::max(std::sqrt(ss), kNormFloor);
+    for (double& w : weights) w /= norm;
     return weights;
   }
 

@@ -45,6 +45,12 @@ class Task {
   // softmax: k[d], d = 0..length-1 (index 0 unused), at the lags a sequence of `length` tokens
   // has. Empty for tasks without one (poslab-cli task-kernel prints it).
   virtual std::vector<double> targetKernel(long long /*length*/) const { return {}; }
+  // Tasks whose paper reports how spread the final query's attention is (sector-teacher: the
+  // PJ-RoPE reference's evaluation, analysis/final_query_attention.h): the teacher's attention
+  // over the bits of a `length`-token sequence, p[d] = softmax_d(lambda K(d)), d = 1..length-1
+  // (index 0 unused), whatever the teacher mode. Non-empty makes evaluation report the model's
+  // final-query attention entropy and support. Empty for other tasks.
+  virtual std::vector<double> teacherAttention(long long /*length*/) const { return {}; }
   // Tasks whose paper reports accuracy against a distance (kv-retrieval: how far back the queried
   // key sits): the distances to report at this length. Empty for other tasks.
   virtual std::vector<long long> accuracyDistances(long long /*length*/) const { return {}; }

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "analysis/final_query_attention.h"
+#include "tasks/task.h"
 #include "train/trainer.h"
 #include "train/training_loop.h"
 #include "util/error.h"
@@ -52,6 +54,7 @@ bool trainRun(const PlannedRun& p, RunResult& r,
                                       : trainer.evaluate(trainer.config().run.evalLengths);
   r.position = trainer.positionParametersMean();
   r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
+  setTeacherSpread(trainer, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
   if (!checkpointDir.empty()) {
@@ -64,6 +67,15 @@ bool trainRun(const PlannedRun& p, RunResult& r,
 }
 
 }  // namespace
+
+void setTeacherSpread(const Trainer& trainer, RunResult& r) {
+  const long long L = trainer.config().task.trainLength;
+  const std::vector<double> teacher = trainer.evalTask().teacherAttention(L);
+  if (teacher.empty()) return;
+  const DistributionSpread spread = distributionSpread(teacher, /*first=*/1);
+  r.teacherEntropy = spread.entropy;
+  r.teacherSupport = spread.support;
+}
 
 int defaultExperimentJobs(const TrainConfig& base) {
   const bool gpu = base.run.device == "cuda" || (base.run.device == "auto" && at::hasCUDA());

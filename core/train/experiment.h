@@ -25,10 +25,19 @@ struct RunResult {
       position;  // learned position parameters, mean over layers
   std::vector<std::map<std::string, std::vector<double>>> positionLayers;  // per layer, on request
   std::vector<OrderLoo> pjLoo;  // PJ-bias: task-loss increase per zeroed order
+  // Tasks with Task::teacherAttention (sector-teacher): the entropy (nats) and effective support
+  // of the teacher's softmax(lambda K) at the training length, beside each evaluation's
+  // final-query numbers; NaN otherwise.
+  double teacherEntropy = NAN;
+  double teacherSupport = NAN;
   double seconds = 0;
   double tokensPerSecond = 0;
   std::string error;  // non-empty if the run failed (diverged, bad config)
 };
+
+// Sets r.teacherEntropy and r.teacherSupport from the trainer's task at its training length
+// (Task::teacherAttention); leaves them NaN for a task without a teacher attention.
+void setTeacherSpread(const Trainer& trainer, RunResult& r);
 
 // Progress of one run: (run index, run count, the run's family/seed/variant, snapshot), once per
 // step after its evaluation if one was due (training_loop.h: snap.eval filled every

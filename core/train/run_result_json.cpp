@@ -39,10 +39,15 @@ nlohmann::json runResultToJson(const RunResult& r) {
   for (const auto& e : r.eval) {
     nlohmann::json byDistance = nlohmann::json::array();
     for (const auto& [d, a] : e.accuracyByDistance) byDistance.push_back({d, number(a)});
-    eval.push_back({{"length", e.length},
-                    {"loss", number(e.loss)},
-                    {"accuracy", number(e.accuracy)},
-                    {"accuracy_by_distance", byDistance}});
+    nlohmann::json point{{"length", e.length},
+                         {"loss", number(e.loss)},
+                         {"accuracy", number(e.accuracy)},
+                         {"accuracy_by_distance", byDistance}};
+    if (std::isfinite(e.finalQueryEntropy)) {
+      point["final_query_entropy"] = e.finalQueryEntropy;
+      point["final_query_support"] = number(e.finalQuerySupport);
+    }
+    eval.push_back(point);
   }
   nlohmann::json position = positionJson(r.position);
   nlohmann::json loo = nlohmann::json::array();
@@ -54,6 +59,10 @@ nlohmann::json runResultToJson(const RunResult& r) {
                      {"position", position}, {"pj_loo", loo},
                      {"seconds", r.seconds}, {"tokens_per_second", r.tokensPerSecond},
                      {"error", r.error}};
+  if (std::isfinite(r.teacherEntropy)) {
+    out["teacher_entropy"] = r.teacherEntropy;
+    out["teacher_support"] = number(r.teacherSupport);
+  }
   // Per layer only when asked for (train / eval --per-layer); "position" is their mean.
   if (!r.positionLayers.empty()) {
     out["position_layers"] = nlohmann::json::array();
@@ -76,7 +85,15 @@ RunResult runResultFromJson(const nlohmann::json& j, const std::string& source) 
       x.accuracy = numberOf(e.at("accuracy"));
       for (const auto& p : e.at("accuracy_by_distance"))
         x.accuracyByDistance[p.at(0).get<long long>()] = numberOf(p.at(1));
+      if (e.contains("final_query_entropy")) {  // sector-teacher runs only
+        x.finalQueryEntropy = numberOf(e.at("final_query_entropy"));
+        x.finalQuerySupport = numberOf(e.at("final_query_support"));
+      }
       r.eval.push_back(x);
+    }
+    if (j.contains("teacher_entropy")) {
+      r.teacherEntropy = numberOf(j.at("teacher_entropy"));
+      r.teacherSupport = numberOf(j.at("teacher_support"));
     }
     r.position = positionFromJson(j.at("position"));
     if (j.contains("position_layers"))

@@ -15,7 +15,15 @@ struct EvalResult {
   // Tasks with accuracyDistances() (kv-retrieval): distance -> accuracy on sequences whose every
   // example has that distance, at the reference's distance points below this length.
   std::map<long long, double> accuracyByDistance;
+  // Tasks with teacherAttention() (sector-teacher), up to kMaxFinalQueryStatsLength: the mean
+  // entropy (nats) and effective support exp(H) of the last layer's final-query attention over the
+  // keys before it (analysis/final_query_attention.h); NaN otherwise.
+  double finalQueryEntropy = NAN;
+  double finalQuerySupport = NAN;
 };
+
+// The longest evaluation that reports final-query attention: it records (B, H, T, T) weights.
+inline constexpr long long kMaxFinalQueryStatsLength = 4096;
 
 // What a snapshot reports; the UI and the tests branch on this, never on the message text.
 enum class SnapshotEvent {

@@ -61,6 +61,8 @@ const std::vector<JsonField<RunConfig>>& runFields() {
       {"eval_tokens_per_batch", &RunConfig::evalTokensPerBatch, inRange(1, 1 << 30),
        "evaluation batch at length T: max(1, this / T)"},
       {"device", &RunConfig::device, oneOf({"auto", "cpu", "cuda"}), "auto: CUDA if available"},
+      {"eval_data", &RunConfig::evalData, anyValue(),
+       "evaluation sequence set: 0 the usual, other values independent held-out sets"},
   };
   return t;
 }

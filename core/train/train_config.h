@@ -43,7 +43,10 @@ struct RunConfig {
   long long evalEvery = 100;
   long long evalSequences = 64;          // sequences per evaluation length
   long long evalTokensPerBatch = 16384;  // batch size at length T: max(1, this / T)
-  std::string device = "auto";           // "auto" (CUDA if available), "cpu", "cuda"
+  // Which set of evaluation sequences: 0 the one every earlier run and tuning used; any other
+  // value an independent, equally reproducible set (a results protocol's held-out evaluation).
+  uint64_t evalData = 0;
+  std::string device = "auto";  // "auto" (CUDA if available), "cpu", "cuda"
 };
 
 struct TrainConfig {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 
+#include "analysis/final_query_attention.h"
 #include "dist/dist_env.h"
 #include "model/pin_check.h"
 #include "train/attention_blocks.h"
@@ -23,6 +24,15 @@
 namespace poslab {
 
 namespace {
+
+// Floats of recorded attention weights one evaluation batch may hold (256 MB in float32).
+constexpr long long kRecordedWeightsFloats = 1LL << 26;
+
+// The stream of the evaluation sequences at length L: one per length, shifted past every other
+// stream (lengths stay below 2^21) for a held-out set run.evalData != 0.
+uint64_t evaluationStream(const RunConfig& run, long long length) {
+  return kEvalStream + static_cast<uint64_t>(length) + (run.evalData << 32);
+}
 
 // Passes over `sequences` sequences an evaluation at length L makes: one, plus one per distance
 // point of a task that reports accuracy against distance (kv-retrieval).
@@ -334,12 +344,26 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
                             "allowed [" + std::to_string(s.evalTask->minLength()) + ", " +
                                 std::to_string(s.evalTask->maxLength()) + "]");
     }
-    const long long bs = std::max<long long>(1, std::min(total, s.cfg.run.evalTokensPerBatch / L));
+    // Final-query attention (sector-teacher): the last layer records its weights, in batches of
+    // at most kRecordedWeightsFloats floats.
+    const bool attentionStats =
+        !s.evalTask->teacherAttention(2).empty() && L <= kMaxFinalQueryStatsLength;
+    long long bs = std::max<long long>(1, std::min(total, s.cfg.run.evalTokensPerBatch / L));
+    AttentionImpl& lastAttention = *s.model->blocks.back()->attn;
+    if (attentionStats) {
+      bs = std::max<long long>(
+          1, std::min(bs, kRecordedWeightsFloats / (lastAttention.heads * L * L)));
+      lastAttention.recordWeights = true;
+      lastAttention.block = std::max<int64_t>(lastAttention.block, L);
+    }
+    FinalQueryAttentionSums spread;
     double lossSum = 0, lossCount = 0, hits = 0, answers = 0;
     for (long long done = 0, i = 0; done < total; done += bs, ++i) {
       const long long n = std::min(bs, total - done);
-      Batch b = s.toDevice(s.evalTask->sample(n, L, batchSeed(s.cfg.run.seed, i, kEvalStream + L)));
+      Batch b = s.toDevice(
+          s.evalTask->sample(n, L, batchSeed(s.cfg.run.seed, i, evaluationStream(s.cfg.run, L))));
       torch::Tensor logits = s.model->forward(b.tokens);
+      if (attentionStats) spread.add(finalQueryAttentionSums(lastAttention.lastWeights));
       const int64_t V = logits.size(-1);
       torch::Tensor tokLoss = torch::nn::functional::cross_entropy(
           logits.reshape({-1, V}), b.targets.reshape({-1}),
@@ -352,8 +376,15 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
       }
       if (progress) progress(L, done + n, total);
     }
+    if (attentionStats) {
+      lastAttention.recordWeights = false;
+      lastAttention.lastWeights = torch::Tensor();
+      lastAttention.block = kEvalAttentionBlock;
+    }
     EvalResult r;
     r.length = L;
+    r.finalQueryEntropy = spread.meanEntropy();
+    r.finalQuerySupport = spread.meanSupport();
     r.loss = lossSum / std::max(1.0, lossCount);
     r.accuracy = (s.task->hasAccuracy() && answers > 0) ? hits / answers : NAN;
     // Accuracy against distance (kv-retrieval, as the paper reports it): as many sequences again
@@ -363,7 +394,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
       for (long long done = 0, i = 0; done < total; done += bs, ++i) {
         const long long n = std::min(bs, total - done);
         Batch b = s.toDevice(s.evalTask->sampleAtDistance(
-            n, L, dist, batchSeed(s.cfg.run.seed, i, kEvalStream + L)));
+            n, L, dist, batchSeed(s.cfg.run.seed, i, evaluationStream(s.cfg.run, L))));
         torch::Tensor logits = s.model->forward(b.tokens);
         distHits += (logits.argmax(-1) == b.targets).logical_and(b.answer).sum().item<double>();
         distAnswers += b.answer.sum().item<double>();

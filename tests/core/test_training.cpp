@@ -217,6 +217,24 @@ TEST(Training, EvaluationReportsEveryLength) {
   EXPECT_EQ(sample.size, 16);
 }
 
+// run.eval_data picks another, reproducible set of evaluation sequences and leaves training alone:
+// the same weights score differently on set 1 than on set 0, and set 1 gives the same numbers
+// twice.
+TEST(Training, EvalDataSelectsAnIndependentHeldOutSet) {
+  TrainConfig usual = smallRun("rope");
+  usual.run.evalSequences = 16;
+  TrainConfig heldOut = usual;
+  heldOut.run.evalData = 1;
+  Trainer a(usual), b(heldOut), c(heldOut);
+  for (Trainer* t : {&a, &b, &c})
+    for (int i = 0; i < 3; ++i) t->step();
+  EXPECT_EQ(a.positionParametersMean(), b.positionParametersMean());
+  EXPECT_EQ(a.parameter("embed.weight").equal(b.parameter("embed.weight")), true);
+  const double usualLoss = a.evaluate({48})[0].loss, heldOutLoss = b.evaluate({48})[0].loss;
+  EXPECT_NE(usualLoss, heldOutLoss);
+  EXPECT_EQ(heldOutLoss, c.evaluate({48})[0].loss);
+}
+
 // Each snapshot says what happened as an event, not in its message: Step until the last step,
 // Finished on it (even when the final evaluation fails and the message says so), Diverged when a
 // step fails, Reset for a fresh model.
