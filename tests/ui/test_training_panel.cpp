@@ -28,6 +28,7 @@
 
 #include "panel_actions.h"
 #include "tiny_setups.h"
+#include "train/architecture.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
 #include "training/sample_view.h"
@@ -172,6 +173,83 @@ class TestTrainingPanel : public QObject {
     QStringList offered;
     for (int i = 0; i < lengths->count(); ++i) offered << lengths->itemText(i);
     QCOMPARE(offered, QStringList({"64", "256"}));
+  }
+
+  // The architecture box sets a reference's bundle over the setup, keeps the form's own values,
+  // and shows the architecture a loaded setup names.
+  void architectureChoiceSetsItsBundle() {
+    TrainingPanel panel;
+    test::loadExperiment(panel, tinyIndirect({"rope"}));
+    auto* architecture = panel.findChild<QComboBox*>("architecture");
+    QVERIFY(architecture);
+    QCOMPARE(architecture->currentText(), QString("poslab"));
+    QCOMPARE(architecture->count(), static_cast<int>(poslab::architectureIds().size()));
+    architecture->setCurrentText("pj-reference");
+    poslab::ExperimentSpec back = panel.experiment();
+    QCOMPARE(back.architecture, std::string("pj-reference"));
+    QCOMPARE(back.base.model.includeSelf, false);
+    QCOMPARE(back.base.model.norm, std::string("layer"));
+    QCOMPARE(back.base.model.mlpRatio, 2LL);
+    QCOMPARE(back.base.optim.schedule, std::string("constant"));
+    QCOMPARE(back.base.optim.weightDecay, 1e-4);
+    QCOMPARE(back.base.model.dModel, 32LL);  // the form's size stays
+    architecture->setCurrentText("poslab");  // and back: PosLab's own choices again
+    back = panel.experiment();
+    QCOMPARE(back.architecture, std::string("poslab"));
+    QCOMPARE(back.base.model.includeSelf, true);
+    QCOMPARE(back.base.model.mlpRatio, poslab::ModelConfig{}.mlpRatio);
+    QCOMPARE(back.base.optim.schedule, poslab::OptimConfig{}.schedule);
+
+    poslab::ExperimentSpec jordan = tinyIndirect({"rope"});
+    jordan.architecture = "jordan-reference";
+    poslab::applyArchitecture("jordan-reference", jordan.base);
+    test::loadExperiment(panel, jordan);
+    QCOMPARE(architecture->currentText(), QString("jordan-reference"));
+    back = panel.experiment();
+    QCOMPARE(back.architecture, std::string("jordan-reference"));
+    QCOMPARE(back.base.model.tieEmbedding, true);
+    QCOMPARE(back.base.model.bias, false);
+  }
+
+  // Sector teachers: the evaluation curve can show the final query's attention entropy and
+  // support (the PJ reference's report), between 0 and log(T - 1) and 1 and T - 1.
+  void sectorTeacherShowsFinalQueryAttention() {
+    TrainingPanel panel;
+    panel.resize(1000, 760);
+    panel.show();
+    poslab::ExperimentSpec e = tinyIndirect({"pj-bias", "rope"});
+    e.base.task.id = "sector-teacher";
+    e.base.task.kernel = "recency_weak_jet";
+    e.base.task.options.clear();
+    e.base.task.trainLength = 16;
+    e.base.run.evalLengths = {16, 32};
+    e.base.run.steps = 20;
+    e.base.run.evalEvery = 10;
+    test::loadExperiment(panel, e);
+    test::clickButton(&panel, "playButton");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.allFinished(), kWaitMs);
+    auto* metric = panel.findChild<QComboBox*>("evalMetric");
+    QVERIFY(metric);
+    for (int shown : {2, 3}) {
+      metric->setCurrentIndex(shown);
+      QCoreApplication::processEvents();
+      for (int run = 0; run < panel.runCount(); ++run) {
+        const auto& points = *panel.curves()[static_cast<size_t>(run)].eval->data();
+        QCOMPARE(points.size(), 2);
+        for (auto it = points.constBegin(); it != points.constEnd(); ++it) {
+          const QCPGraphData& p = *it;
+          const double keys = p.key - 1;  // the bits before the final query
+          const double lo = shown == 2 ? 0.0 : 1.0, hi = shown == 2 ? std::log(keys) : keys;
+          QVERIFY2(p.value >= lo - 1e-9 && p.value <= hi + 1e-9,
+                   qPrintable(QString("%1 at T = %2").arg(p.value).arg(p.key)));
+        }
+      }
+    }
+    metric->setCurrentIndex(2);
+    panel.replot();
+    const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
+    if (!dir.isEmpty())
+      QVERIFY(panel.grab().save(QDir(dir).filePath("training-final-query-entropy.png")));
   }
 
   // A value core rejects gives core's message in the status, and nothing starts.

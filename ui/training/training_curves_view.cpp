@@ -31,7 +31,11 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QWidget(parent) {
   auto* evalRow = new QHBoxLayout;
   evalMetric_ = new QComboBox(this);
   evalMetric_->setObjectName("evalMetric");
-  evalMetric_->addItems({tr("accuracy"), tr("loss")});
+  evalMetric_->addItems(
+      {tr("accuracy"), tr("loss"), tr("final-query entropy (nats)"), tr("final-query support")});
+  evalMetric_->setToolTip(
+      tr("Entropy and support exp(H) of the last layer's attention from the final query over "
+         "the keys before it, as the PJ-RoPE reference reports them (sector-teacher only)"));
   evalRow->addWidget(new QLabel(tr("evaluation vs length:"), this));
   evalRow->addWidget(evalMetric_);
   evalRow->addStretch(1);
@@ -88,10 +92,9 @@ void TrainingCurvesView::addStep(int run, const poslab::Snapshot& s) {
 
 void TrainingCurvesView::showEvaluation(int run, const std::vector<poslab::EvalResult>& eval) {
   if (run < 0 || run >= static_cast<int>(curves_.size())) return;
-  const bool accuracy = showsAccuracy();
   QVector<double> lengths, values;
   for (const poslab::EvalResult& e : eval) {
-    const double v = accuracy ? e.accuracy : e.loss;
+    const double v = shownMetric(e);
     if (!std::isfinite(v)) continue;
     lengths.push_back(static_cast<double>(e.length));
     values.push_back(v);
@@ -99,8 +102,17 @@ void TrainingCurvesView::showEvaluation(int run, const std::vector<poslab::EvalR
   curves_[static_cast<size_t>(run)].eval->setData(lengths, values, true);
 }
 
-bool TrainingCurvesView::showsAccuracy() const {
-  return evalMetric_->currentIndex() == 0;
+double TrainingCurvesView::shownMetric(const poslab::EvalResult& point) const {
+  switch (evalMetric_->currentIndex()) {
+    case 0:
+      return point.accuracy;
+    case 1:
+      return point.loss;
+    case 2:
+      return point.finalQueryEntropy;
+    default:
+      return point.finalQuerySupport;
+  }
 }
 
 void TrainingCurvesView::replot() {

@@ -36,8 +36,10 @@ class TrainingCurvesView : public QWidget {
   void addStep(int run, const poslab::Snapshot& snapshot);
   // Run's evaluation curve: the latest evaluation in the chosen metric.
   void showEvaluation(int run, const std::vector<poslab::EvalResult>& eval);
-  bool showsAccuracy() const;  // the metric: accuracy (else loss)
-  void replot();               // rescales and replots the three plots
+  // The chosen metric of one evaluation point: accuracy, loss, or (sector-teacher) the final
+  // query's attention entropy or effective support; NaN where the point has none.
+  double shownMetric(const poslab::EvalResult& point) const;
+  void replot();  // rescales and replots the three plots
 
  Q_SIGNALS:
   void metricChanged();  // the evaluation curves need redrawing (showEvaluation)

@@ -13,6 +13,7 @@
 #include "bridge/catalog.h"
 #include "io/json_fields.h"
 #include "tasks/task_options.h"
+#include "train/architecture.h"
 #include "train/experiment_plan.h"
 #include "train/run_limits.h"
 
@@ -119,6 +120,7 @@ TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec) {
   s.task = spec.base.task.id;
   s.families = spec.families;
   s.device = spec.base.run.device;
+  s.architecture = spec.architecture;
   QStringList lengths;
   for (long long l : spec.base.run.evalLengths) lengths << QString::number(l);
   s.evalLengths = lengths.join(',');
@@ -132,7 +134,16 @@ TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec) {
 poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
                                           const TrainingFormSettings& form, QString* problem) {
   QString why;
-  json j = experimentToJson(setup);  // core's writer; the form's values go in by key path
+  poslab::ExperimentSpec arranged = setup;  // the setup under the form's architecture
+  if (form.architecture != setup.architecture) {
+    try {
+      poslab::applyArchitecture(form.architecture, arranged.base);
+      arranged.architecture = form.architecture;
+    } catch (const std::exception& unknown) {
+      why = QString::fromUtf8(unknown.what());  // keeps the setup's
+    }
+  }
+  json j = experimentToJson(arranged);  // core's writer; the form's values go in by key path
   for (const FormField& f : formFields())
     std::visit([&](auto member) { j[pointer(f.path)] = form.*member; }, f.member);
   const json setupLengths = j["config"]["run"]["eval_lengths"];
@@ -155,7 +166,7 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
 
   // Core's strict reader: every value of its type and within core's limits. The form's ranges lie
   // within them; only typed eval lengths can fall outside ([2, 2^20]): they keep the setup's then.
-  poslab::ExperimentSpec e = setup;
+  poslab::ExperimentSpec e = arranged;
   try {
     readTrainConfig(j.at("config"), JsonPath{"", "config"}, e.base);
   } catch (const std::exception& refused) {
@@ -164,8 +175,8 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
     try {
       readTrainConfig(j.at("config"), JsonPath{"", "config"}, e.base);
     } catch (const std::exception&) {
-      e.base = setup.base;  // a value of the setup's own that core refuses (a setup made in
-                            // code): nothing of the form can run with it; `why` says why
+      e.base = arranged.base;  // a value of the setup's own that core refuses (a setup made in
+                               // code): nothing of the form can run with it; `why` says why
     }
   }
   if (form.task != setup.base.task.id) e.variants.clear();  // the setup's variants are its task's

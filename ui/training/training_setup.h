@@ -51,6 +51,9 @@ struct TrainingFormSettings {
   long long heads = 4;
   long long layers = 2;
   double positionLrScale = 1;
+  // The named model and optimiser bundle (train/architecture.h): choosing another one in the form
+  // sets its fields over the setup's before the form's own values go in.
+  std::string architecture = "poslab";
   std::string device = "auto";   // config.run.device: auto (CUDA if available), cpu, cuda
   TaskOptionValues taskOptions;  // setSettings shows them for `task`
 };

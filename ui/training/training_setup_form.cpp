@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "bridge/catalog.h"
+#include "train/architecture.h"
 #include "training/task_options_form.h"
 
 namespace poslab::ui {
@@ -137,6 +138,19 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   positionLrScale_ = makeReal(modelBox, "positionLrScale", "config.optim.position_lr_scale",
                               defaults.positionLrScale);
   positionLrScale_->setToolTip(tr("Position parameters (γ, η, gates, …) train at lr times this"));
+  architecture_ = new QComboBox(modelBox);
+  architecture_->setObjectName("architecture");
+  for (const poslab::Architecture& a : poslab::architectures()) {
+    architecture_->addItem(QString::fromStdString(a.id));
+    architecture_->setItemData(architecture_->count() - 1, QString::fromStdString(a.description),
+                               Qt::ToolTipRole);
+  }
+  architecture_->setCurrentText(QString::fromStdString(defaults.architecture));
+  architecture_->setToolTip(
+      tr("The model and optimiser choices of PosLab or of a paper's reference code (norm, "
+         "biases, tied head, MLP width, initialisation, schedule, weight decay); "
+         "docs/SESSIONS.md lists them"));
+  modelForm->addRow(tr("architecture"), architecture_);
   modelForm->addRow(tr("d_model"), dModel_);
   modelForm->addRow(tr("heads"), heads_);
   modelForm->addRow(tr("layers"), layers_);
@@ -176,6 +190,7 @@ TrainingFormSettings TrainingSetupForm::settings() const {
   s.layers = layers_->value();
   s.positionLrScale = positionLrScale_->value();
   s.device = device_->currentText().toStdString();
+  s.architecture = architecture_->currentText().toStdString();
   s.taskOptions = taskOptions_->values();
   return s;
 }
@@ -193,6 +208,7 @@ void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
   layers_->setValue(static_cast<int>(s.layers));
   positionLrScale_->setValue(s.positionLrScale);
   device_->setCurrentText(QString::fromStdString(s.device));
+  architecture_->setCurrentText(QString::fromStdString(s.architecture));
   evalEvery_->setValue(static_cast<int>(s.evalEvery));
   evalSequences_->setValue(static_cast<int>(s.evalSequences));
   // The settings' options (the task box may not have changed).

@@ -64,6 +64,7 @@ class TrainingSetupForm : public QWidget {
   QSpinBox* layers_ = nullptr;
   QDoubleSpinBox* positionLrScale_ = nullptr;
   QComboBox* device_ = nullptr;
+  QComboBox* architecture_ = nullptr;
 };
 
 }  // namespace poslab::ui
