@@ -247,6 +247,17 @@ expect_error eval-sequences-eval "--eval-sequences: '0'" \
 expect_error run-steps-zero "--steps: '0' must be a whole number in \[1, 1000000\]" \
   "$cli" run --preset jordan-kernel-lm --steps 0
 expect_error run-steps-negative "--steps: '-1'" "$cli" run --preset jordan-kernel-lm --steps -1
+expect_error run-eval-data-word "--eval-data: 'x' must be a whole number" \
+  "$cli" run --preset jordan-kernel-lm --eval-data x
+expect_error run-position-lr-zero "--position-lr: Value 0 not in range" \
+  "$cli" run --preset jordan-kernel-lm --position-lr 0
+# Sector teachers report the final query's attention spread (at most ln 15 over 15 keys) and the
+# teacher's; --eval-data lands in the run's config.
+"$cli" train --task sector-teacher --kernel recency_weak_jet --family pj-bias --steps 2 \
+  --train-length 16 --eval-lengths 16,32 --eval-data 3 --out "$tmp/st" --json > "$tmp/st.json" 2>/dev/null
+json_has sector-final-query "$tmp/st.json" \
+  "0 < d['results'][0]['eval'][0]['final_query_entropy'] <= __import__('math').log(15) + 1e-9 and 1 <= d['results'][0]['eval'][1]['final_query_support'] <= 31 and d['results'][0]['teacher_entropy'] > 0"
+json_has eval-data-config "$tmp/st/config.json" "d['run']['eval_data'] == 3"
 expect_error probe-no-families "--families '' names no family" "$cli" probe --families ''
 expect_error compare-duplicate-family "--families lists 'rope' twice" \
   "$cli" compare "${tiny[@]}" --families rope,rope
