@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "util/torch_compat.h"
 
 namespace poslab::dist {
 
@@ -75,7 +76,7 @@ struct DistGroup::State {
   c10::intrusive_ptr<c10d::TCPStore> server;
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::Store> beatStore;
-  c10::intrusive_ptr<c10d::ProcessGroup> collectives;  // created by the first allReduceSum
+  c10::intrusive_ptr<compat::CollectiveBackend> collectives;  // created by the first allReduceSum
 
   std::thread beat;
   std::mutex mutex;  // guards the fields below

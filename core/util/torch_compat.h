@@ -9,10 +9,23 @@
 #include <ATen/core/Tensor.h>
 #include <c10/util/string_utils.h>
 
+namespace c10d {
+class ProcessGroup;
+class Backend;
+}  // namespace c10d
+
 namespace poslab::compat {
 
 // LibTorch 2.0 or later.
 inline constexpr bool kTorch2 = TORCH_VERSION_MAJOR >= 2;
+
+// What c10d::ProcessGroupGloo and ProcessGroupNCCL derive from, so what one collectives handle
+// holds: c10d::ProcessGroup in 1.13, c10d::Backend in 2.x (where ProcessGroup wraps backends).
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
 
 // The key of a parameter in torch::optim::Optimizer::state(): its TensorImpl's address as a
 // string in 1.13, the address itself (void*) in 2.x.
