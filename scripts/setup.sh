@@ -53,5 +53,11 @@ poslab_prepare_libtorch
 log="$POSLAB_BUILD_DIR.log"
 cmake -S . -B "$POSLAB_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${POSLAB_CMAKE_ARGS[@]}" "$@" \
   > "$log" 2>&1 || { cat "$log"; exit 1; }
-cmake --build "$POSLAB_BUILD_DIR" -j "$jobs" 2>&1 | tail -n 3
+if ! cmake --build "$POSLAB_BUILD_DIR" -j "$jobs" > "$log" 2>&1; then
+  # The compiler's errors, not only ninja's last lines ("build stopped: subcommand failed").
+  grep -E -m 20 -B 2 -A 8 "error|FAILED" "$log" || tail -n 40 "$log"
+  echo "setup: the build failed; the whole log is $log"
+  exit 1
+fi
+tail -n 3 "$log"
 rm -f "$log"
