@@ -30,6 +30,7 @@ JordanEncoding::JordanEncoding(const FamilyInfo& info, ParamSet params, JordanSp
   }
   if (this->params().has("pin_omega") && this->params().getInt("pin_omega") == 1)
     omega_.assign(omega_.size(), this->params().get("omega"));
+  if (spec_.realEigenvalues) omega_.assign(omega_.size(), 0.0);
   gamma_.assign(blocks, spec_.gamma);
   for (long long b = blocks - spec_.affineBlocks; b < blocks; ++b) {
     omega_[b] = 0.0;

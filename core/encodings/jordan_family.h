@@ -25,6 +25,8 @@ struct JordanSpec {
   // Frequency schedule: omega_b = base^(-2b/D) (RoPE's, false) or base^(-b/nb) over the nb blocks
   // (PJ-rotary's reference schedule, true).
   bool perBlockSchedule = false;
+  // Every block's omega = 0 (the reference's real_jordan, force_zero_omega): real eigenvalues.
+  bool realEigenvalues = false;
 };
 
 // The scaled-exact form (jordan_scaled.cpp), shared by jordan-scaled and the scaled higher

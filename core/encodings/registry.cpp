@@ -27,6 +27,7 @@ const std::vector<Entry>& entries() {
       {JordanExactInfo, makeJordanExact},
       {JordanStabilizedInfo, makeJordanStabilized},
       {JordanStabilizedAbsInfo, makeJordanStabilizedAbs},
+      {RealJordanInfo, makeRealJordan},
       {JordanScaledInfo, makeJordanScaled},
       {JordanM3Info, makeJordanM3},
       {JordanM4Info, makeJordanM4},

@@ -127,6 +127,20 @@ TEST(FamilyInit, JordanRopeIsTheReferenceTrainableForm) {
   expectEtaCap(b, 0.1, "jordan-stabilized-abs");
 }
 
+// The reference's real_jordan: JordanRoPE with force_zero_omega, the same learnables.
+TEST(FamilyInit, RealJordanIsJordanRopeWithoutRotation) {
+  constexpr long long H = 2, D = 16, L = 48;
+  Built b = build("real-jordan", H, D, L);
+  expectReferenceGammaEta(b, H, D / 4, "real-jordan");
+  const JordanLayout& layout = layoutOf(b);
+  ASSERT_EQ(layout.groups.size(), 1u);
+  EXPECT_EQ(layout.groups[0].order, 2);
+  EXPECT_EQ(layout.groups[0].kind, ShearKind::AbsoluteSaturating);
+  EXPECT_EQ(layout.groups[0].L, L);
+  expectOmega(layout.groups[0], std::vector<double>(D / 4, 0.0), "real-jordan");
+  expectEtaCap(b, 0.1, "real-jordan");
+}
+
 TEST(FamilyInit, DampedRopeIsOrderTwoBlocksOnTheFastHalfWithoutShear) {
   constexpr long long H = 2, D = 32;
   Built b = build("damped-rope", H, D, 64);

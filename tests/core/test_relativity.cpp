@@ -71,6 +71,7 @@ INSTANTIATE_TEST_SUITE_P(AllFamilies, Relativity,
 // other family is.
 TEST(Relativity, OnlyTheAbsoluteShearFamiliesAreNotRelative) {
   const std::set<std::string> absolute = {"jordan-stabilized-abs",
+                                          "real-jordan",
                                           "direct-sum",
                                           "jordan-m3",
                                           "jordan-m4",
