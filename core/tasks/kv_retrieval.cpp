@@ -4,6 +4,7 @@
 // configs/full_research.yaml).
 //
 // Layout, length T:   BOS  body_1 .. body_{T-3}  QUERY  key
+// Defaults: the reference config's 32 pairs, 128 keys, 128 values (retrieval block).
 // Vocab (K = "keys", V = "values", P = "pairs"): PAD 0, BOS 1, QUERY 2, NOISE 3, keys 4 .. K+3,
 //   values K+4 .. K+V+3; vocab K+V+4 (the reference's retrieval_vocab_size).
 // Pairs: P distinct keys, values uniform (may repeat); a pair starting at s holds its key at s and
@@ -44,7 +45,7 @@ class KvRetrievalTask : public Task {
  public:
   explicit KvRetrievalTask(const TaskConfig& config) {
     const TaskOptions opts("kv-retrieval", config.options,
-                           {{"pairs", 4}, {"keys", 16}, {"values", 16}});
+                           {{"pairs", 32}, {"keys", 128}, {"values", 128}});
     pairs_ = opts.getInt("pairs", 1, kMaxTaskLength / 3 - 1);
     keys_ = opts.getInt("keys", 1, kMaxTaskLength);
     values_ = opts.getInt("values", 2, kMaxTaskLength);
@@ -128,9 +129,9 @@ class KvRetrievalTask : public Task {
     return out;
   }
 
-  long long pairs_ = 4;
-  long long keys_ = 16;
-  long long values_ = 16;
+  long long pairs_ = 32;
+  long long keys_ = 128;
+  long long values_ = 128;
 };
 
 }  // namespace

@@ -35,10 +35,10 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
              "1: labels drawn from sigmoid(3 score) instead of the sign of the score"}};
   }
   if (c.id == "kv-retrieval")
-    return {{"pairs", true, 1, std::floor(kMaxLen / 3) - 1, 4, false,
+    return {{"pairs", true, 1, std::floor(kMaxLen / 3) - 1, 32, false,
              "P: key-value pairs stored in each sequence (needs T >= 3P + 3)"},
-            {"keys", true, 1, kMaxLen, 16, false, "K: distinct key tokens (>= pairs)"},
-            {"values", true, 2, kMaxLen, 16, false, "V: distinct value tokens"}};
+            {"keys", true, 1, kMaxLen, 128, false, "K: distinct key tokens (>= pairs)"},
+            {"values", true, 2, kMaxLen, 128, false, "V: distinct value tokens"}};
   if (c.id == "sector-teacher") {
     const auto teachers = sectorTeacherNames();
     const bool known = std::find(teachers.begin(), teachers.end(), c.kernel) != teachers.end();

@@ -339,8 +339,8 @@ expect_error preset-1e400 "$tmp/huge.json" "$cli" run --preset "$tmp/huge.json" 
 expect_error unknown-command "unknown command 'bogus'.*train" "$cli" bogus
 
 # kv-retrieval reports accuracy against key distance (the distance points below T - 2) in its eval.
-"$cli" train --task kv-retrieval --family rope --steps 1 --batch 2 --train-length 32 \
-  --eval-lengths 80 --eval-sequences 2 --out "$tmp/kvd" > "$tmp/kvd.txt" 2>&1
+"$cli" train --task kv-retrieval --family rope --steps 1 --batch 2 --train-length 100 \
+  --eval-lengths 120 --eval-sequences 2 --out "$tmp/kvd" > "$tmp/kvd.txt" 2>&1
 grep -q "acc@d=64" "$tmp/kvd.txt" && ok || fail "train's table has no accuracy against key distance"
 tail -n 1 "$tmp/kvd/metrics.jsonl" > "$tmp/kvd-last.json"
 json_has kv-accuracy-by-distance "$tmp/kvd-last.json" \

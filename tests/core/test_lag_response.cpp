@@ -102,6 +102,7 @@ TEST(LagResponse, RefusesTasksWithoutLabelWeightsAndBadArguments) {
   EXPECT_THROW(measureLagResponse(t, 32, 2, 0), InvalidArgument);
   c.task.id = "kv-retrieval";
   c.task.kernel.clear();
+  c.task.options = {{"pairs", 4}, {"keys", 16}, {"values", 16}};
   c.task.trainLength = 64;
   c.run.evalLengths = {64};
   Trainer other(c);

@@ -400,7 +400,7 @@ TEST(TaskKvRetrieval, TargetIsValueAfterQueriedKey) {
 // The reference's evaluation: distance_points 64 .. 8192 below T-2; the queried key at
 // max(1, min(T-5, T-1-distance)).
 TEST(TaskKvRetrieval, AccuracyDistancesAndFixedDistance) {
-  auto task = makeTask(config("kv-retrieval"));
+  auto task = makeTask(config("kv-retrieval", {{"pairs", 4}, {"keys", 16}, {"values", 16}}));
   EXPECT_TRUE(task->accuracyDistances(64).empty());
   EXPECT_EQ(task->accuracyDistances(66), (std::vector<long long>{}));
   EXPECT_EQ(task->accuracyDistances(67), (std::vector<long long>{64}));
@@ -425,10 +425,15 @@ TEST(TaskKvRetrieval, AccuracyDistancesAndFixedDistance) {
 }
 
 TEST(TaskKvRetrieval, Limits) {
+  // The reference config's retrieval block: 32 pairs, 128 keys, 128 values.
   auto task = makeTask(config("kv-retrieval"));
-  EXPECT_EQ(task->vocabSize(), 4 + 16 + 16);
-  EXPECT_THROW(task->sample(2, 14, 0), InvalidArgument);  // < 3*4 + 3
-  EXPECT_NO_THROW(task->sample(2, 15, 0));
+  EXPECT_EQ(task->vocabSize(), 4 + 128 + 128);
+  EXPECT_THROW(task->sample(2, 98, 0), InvalidArgument);  // < 3*32 + 3
+  EXPECT_NO_THROW(task->sample(2, 99, 0));
+  auto small = makeTask(config("kv-retrieval", {{"pairs", 4}, {"keys", 16}, {"values", 16}}));
+  EXPECT_EQ(small->vocabSize(), 4 + 16 + 16);
+  EXPECT_THROW(small->sample(2, 14, 0), InvalidArgument);  // < 3*4 + 3
+  EXPECT_NO_THROW(small->sample(2, 15, 0));
   EXPECT_EQ(makeTask(config("kv-retrieval", {{"pairs", 1}}))->minLength(), 8);  // the reference's
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 0}})), InvalidArgument);
   EXPECT_THROW(makeTask(config("kv-retrieval", {{"pairs", 5}, {"keys", 4}})), InvalidArgument);
@@ -561,12 +566,13 @@ TEST(TaskDeterminism, SameSeedSameBatchDifferentSeedDifferent) {
     if (id == "sector-teacher") c.kernel = "first_jet";
     if (id == "byte-lm") c.textFile = file;
     auto task = makeTask(c);
-    const Batch a = task->sample(8, 40, 42), b = makeTask(c)->sample(8, 40, 42);
+    const long long T = std::max(40LL, task->minLength());  // kv-retrieval's 32 pairs need 99
+    const Batch a = task->sample(8, T, 42), b = makeTask(c)->sample(8, T, 42);
     expectSameBatch(a, b);
-    const Batch other = task->sample(8, 40, 43);
+    const Batch other = task->sample(8, T, 43);
     EXPECT_FALSE(at::equal(a.tokens, other.tokens)) << id;
     // Example b does not depend on the batch size.
-    EXPECT_TRUE(at::equal(task->sample(3, 40, 42).tokens, a.tokens.slice(0, 0, 3))) << id;
+    EXPECT_TRUE(at::equal(task->sample(3, T, 42).tokens, a.tokens.slice(0, 0, 3))) << id;
   }
   std::filesystem::remove(file);
 }

@@ -350,6 +350,7 @@ TEST(Trainer, KvRetrievalReportsAccuracyByDistance) {
   TrainConfig c = smallRun("rope");
   c.task.id = "kv-retrieval";
   c.task.kernel.clear();
+  c.task.options = {{"pairs", 4}, {"keys", 16}, {"values", 16}};  // short enough for T = 24
   c.run.evalSequences = 6;
   Trainer t(c);
   const auto r = t.evaluate({24, 70});
