@@ -1,5 +1,7 @@
 #include "train/run_limits.h"
 
+#include <ATen/Context.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -31,17 +33,26 @@ EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long len
   return c;
 }
 
+double evaluationWorkBudget(const std::string& device) {
+  const bool cuda = device == "cuda" || (device == "auto" && at::hasCUDA());
+  return cuda ? kEvalWorkBudgetCuda : kEvalWorkBudget;
+}
+
 void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,
                          long long sequences) {
   const EvalCost c =
       evaluationCost(config.model, vocab, length, sequences, config.run.evalTokensPerBatch);
   const std::string what = "evaluation at length " + std::to_string(length) + " with " +
                            std::to_string(sequences) + " sequences";
-  if (c.work > kEvalWorkBudget)
-    throw InvalidArgument(what + " needs about " + shortNumber(c.work) +
-                              " multiply-adds, over the budget of " + shortNumber(kEvalWorkBudget) +
-                              " (minutes of a CPU)",
-                          "use shorter lengths or fewer evaluation sequences");
+  const double budget = evaluationWorkBudget(config.run.device);
+  if (c.work > budget)
+    throw InvalidArgument(
+        what + " needs about " + shortNumber(c.work) + " multiply-adds, over the budget of " +
+            shortNumber(budget) +
+            (budget == kEvalWorkBudget ? " on a CPU (minutes of work)" : " on a CUDA device"),
+        c.work <= kEvalWorkBudgetCuda ? "use shorter lengths or fewer evaluation sequences, or "
+                                        "run it on a CUDA device (--device cuda)"
+                                      : "use shorter lengths or fewer evaluation sequences");
   if (c.bytes > kEvalMemoryBudget)
     throw InvalidArgument(what + " needs about " + shortNumber(c.bytes / (1 << 30)) +
                               " GiB, over the 4 GiB evaluation memory budget",

@@ -3,6 +3,8 @@
 // family does not learn (they used to do nothing, silently).
 #include <gtest/gtest.h>
 
+#include <ATen/Context.h>
+
 #include <string>
 
 #include "model/pin_check.h"
@@ -69,6 +71,41 @@ TEST(RunLimits, EvaluationCostCountsAttentionWork) {
   // Scores (B=4, H=4, T=4096, 1024 keys) + logits (V=2) + 8 C activations, float32.
   EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 4096, 64, 16384).bytes,
                    4.0 * 4096 * (4 * 1024 + 2 + 8 * 64) * 4);
+}
+
+// The work budget follows the device: 2e12 multiply-adds on a CPU, 5e14 on a CUDA device, so the
+// papers' evaluations (kv-retrieval-paper: 1.4e14 at 8192 tokens) run where they are meant to.
+TEST(RunLimits, TheEvaluationBudgetFollowsTheDevice) {
+  EXPECT_EQ(evaluationWorkBudget("cpu"), 2e12);
+  EXPECT_EQ(evaluationWorkBudget("cuda"), 5e14);
+  EXPECT_EQ(evaluationWorkBudget("auto"), at::hasCUDA() ? 5e14 : 2e12);
+  TrainConfig c = tiny();
+  c.model.dModel = 256;
+  c.model.layers = 4;
+  // 256 sequences x 4 layers x 4096^2 x 256: 4.4e12, between the two budgets.
+  const long long length = 4096, sequences = 256;
+  ASSERT_GT(evaluationCost(c.model, 2, length, sequences, 16384).work, 2e12);
+  ASSERT_LT(evaluationCost(c.model, 2, length, sequences, 16384).work, 5e14);
+  try {
+    checkEvaluationFits(c, 2, length, sequences);
+    ADD_FAILURE() << "a CPU evaluation over 2e12 multiply-adds was accepted";
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("over the budget of 2e+12 on a CPU"), std::string::npos) << what;
+    EXPECT_NE(what.find("--device cuda"), std::string::npos) << what;
+  }
+  c.run.device = "cuda";
+  EXPECT_NO_THROW(checkEvaluationFits(c, 2, length, sequences));
+  // Past the CUDA budget as well (16x the length, 256x the work): refused on any device, naming
+  // that budget.
+  try {
+    checkEvaluationFits(c, 2, 16 * length, sequences);
+    ADD_FAILURE() << "a CUDA evaluation over 5e14 multiply-adds was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("over the budget of 5e+14 on a CUDA device"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(RunLimits, AMillionTokenEvaluationIsRefusedBeforeTraining) {

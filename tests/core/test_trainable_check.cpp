@@ -253,7 +253,27 @@ TEST(TrainableCheck, EveryPresetPasses) {
   ASSERT_FALSE(presetNames().empty());
   for (const auto& name : presetNames()) {
     const std::string file = presetFile(name);
-    EXPECT_NO_THROW(checkTrainable(loadPreset(name), JsonPath{presetSource(file), ""})) << name;
+    ExperimentSpec spec = loadPreset(name);
+    const JsonPath at{presetSource(file), ""};
+    if (spec.base.run.device != "cuda" || torch::cuda::is_available()) {
+      EXPECT_NO_THROW(checkTrainable(spec, at)) << name;
+      continue;
+    }
+    // A GPU preset (kv-retrieval-paper) on a machine without CUDA: refused by its device, and on
+    // a CPU by the evaluation budget that made it a GPU preset.
+    try {
+      checkTrainable(spec, at);
+      ADD_FAILURE() << name << " asks for CUDA and was accepted without it";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("run.device"), std::string::npos) << e.what();
+    }
+    spec.base.run.device = "cpu";
+    try {
+      checkTrainable(spec, at);
+      ADD_FAILURE() << name << " asks for CUDA but fits a CPU's evaluation budget";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("on a CPU"), std::string::npos) << e.what();
+    }
   }
 }
 
