@@ -32,17 +32,17 @@ poslab_prepare_libtorch() {
     echo "setup: creating $POSLAB_VENV (from /usr/bin/python3)"
     /usr/bin/python3 -m venv "$POSLAB_VENV"
   fi
-  if ! "$py" -c "import torch" 2> /dev/null; then
+  if ! "$py" -W ignore -c "import torch" 2> /dev/null; then
     # shellcheck disable=SC2086  # POSLAB_TORCH_PIP_ARGS is a list of words on purpose
     echo "setup: pip install ${POSLAB_TORCH_PIP_ARGS:-torch} into $POSLAB_VENV (a large download, once)"
     "$py" -m pip install --quiet ${POSLAB_TORCH_PIP_ARGS:-torch}
   fi
   local prefix torch_dir cuda abi
-  prefix=$("$py" -c "import torch; print(torch.utils.cmake_prefix_path)")
-  torch_dir=$("$py" -c "import os, torch; print(os.path.dirname(torch.__file__))")
-  cuda=$("$py" -c "import torch; print(torch.version.cuda or '')")
-  abi=$("$py" -c "import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))")
-  echo "setup: LibTorch $("$py" -c "import torch; print(torch.__version__)") from $torch_dir" \
+  prefix=$("$py" -W ignore -c "import torch; print(torch.utils.cmake_prefix_path)")
+  torch_dir=$("$py" -W ignore -c "import os, torch; print(os.path.dirname(torch.__file__))")
+  cuda=$("$py" -W ignore -c "import torch; print(torch.version.cuda or '')")
+  abi=$("$py" -W ignore -c "import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))")
+  echo "setup: LibTorch $("$py" -W ignore -c "import torch; print(torch.__version__)") from $torch_dir" \
     "(CUDA ${cuda:-none}, cxx11 ABI $abi)"
   if [ "$abi" != 1 ]; then
     # Debian's Qt, QCustomPlot, gtest and CLI11 are built with the cxx11 ABI: they cannot meet
