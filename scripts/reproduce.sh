@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# docs/RESULTS.md's protocol: runs the four laptop-size presets (the *-paper ones take hours to days
-# on a CPU and are left out) on the held-out evaluation set (--eval-data 1), jordan-kernel-lm and
+# docs/RESULTS.md's protocol: runs the laptop-size presets (the *-paper ones take hours to days on a
+# CPU and are left out) on the held-out evaluation set (--eval-data 1), jordan-kernel-lm and
 # pj-sector-teachers a second time with --position-lr 30, and prints each preset's table, wall time
 # and the protocol's tests (scripts/results_tests.py). Everything also goes to out/results/.
+# Usage: reproduce.sh [PRESET ...]   (default: every laptop preset; names pick some of them)
 # POSLAB_SKIP_SETUP=1: use build/ as it is (no package check, no rebuild).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "${POSLAB_SKIP_SETUP:-0}" = 1 ] || ./scripts/setup.sh
-cli=build/app/poslab-cli
-out=out/results
-mkdir -p "$out"
 
 run() {  # run NAME TAG [extra options]
   local preset=$1 tag=$2
@@ -22,6 +19,22 @@ run() {  # run NAME TAG [extra options]
   echo
 }
 
+laptop_presets=(pope-indirect-indexing jordan-kernel-lm pj-sector-teachers byte-lm kv-retrieval)
+wanted=("$@")
+((${#wanted[@]})) || wanted=("${laptop_presets[@]}")
+for name in "${wanted[@]}"; do
+  [[ " ${laptop_presets[*]} " == *" $name "* ]] || {
+    echo "reproduce.sh: '$name' is not one of the laptop presets: ${laptop_presets[*]}" >&2
+    exit 2
+  }
+done
+selected() { [[ " ${wanted[*]} " == *" $1 "* ]]; }
+
+[ "${POSLAB_SKIP_SETUP:-0}" = 1 ] || ./scripts/setup.sh
+cli=build/app/poslab-cli
+out=out/results
+mkdir -p "$out"
+
 paired() {  # paired TAG A B LENGTH METRIC DIRECTION
   local tag=$1
   shift
@@ -29,24 +42,37 @@ paired() {  # paired TAG A B LENGTH METRIC DIRECTION
 }
 
 {
-  run pope-indirect-indexing pope-indirect-indexing
-  paired pope-indirect-indexing pope rope 12 accuracy greater
-  paired pope-indirect-indexing pope rope 19 accuracy greater
-  echo
-  for setting in "" 30; do
-    tag=jordan-kernel-lm${setting:+-position-lr-$setting}
-    run jordan-kernel-lm "$tag" ${setting:+--position-lr "$setting"}
-    paired "$tag" jordan-stabilized-abs rope 512 accuracy greater
-    paired "$tag" rope direct-sum 512 accuracy greater
+  if selected pope-indirect-indexing; then
+    run pope-indirect-indexing pope-indirect-indexing
+    paired pope-indirect-indexing pope rope 12 accuracy greater
+    paired pope-indirect-indexing pope rope 19 accuracy greater
     echo
-  done
-  for setting in "" 30; do
-    tag=pj-sector-teachers${setting:+-position-lr-$setting}
-    run pj-sector-teachers "$tag" ${setting:+--position-lr "$setting"}
-    python3 scripts/results_tests.py gates "$out/$tag.json"
+  fi
+  if selected jordan-kernel-lm; then
+    for setting in "" 30; do
+      tag=jordan-kernel-lm${setting:+-position-lr-$setting}
+      run jordan-kernel-lm "$tag" ${setting:+--position-lr "$setting"}
+      paired "$tag" jordan-stabilized-abs rope 512 accuracy greater
+      paired "$tag" rope direct-sum 512 accuracy greater
+      echo
+    done
+  fi
+  if selected pj-sector-teachers; then
+    for setting in "" 30; do
+      tag=pj-sector-teachers${setting:+-position-lr-$setting}
+      run pj-sector-teachers "$tag" ${setting:+--position-lr "$setting"}
+      python3 scripts/results_tests.py gates "$out/$tag.json"
+      echo
+    done
+  fi
+  if selected byte-lm; then
+    run byte-lm byte-lm
+    paired byte-lm rope-alibi jordan-scaled 512 loss less
+    paired byte-lm jordan-scaled damped-rope 512 loss less
     echo
-  done
-  run byte-lm byte-lm
-  paired byte-lm rope-alibi jordan-scaled 512 loss less
-  paired byte-lm jordan-scaled damped-rope 512 loss less
-} | tee "$out/tables.md"
+  fi
+  if selected kv-retrieval; then
+    run kv-retrieval kv-retrieval
+    paired kv-retrieval jordan-stabilized-abs rope 256 distance-128 greater
+  fi
+} | tee "$out/tables${1:+-$(IFS=-; echo "${wanted[*]}")}.md"

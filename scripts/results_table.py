@@ -4,7 +4,8 @@
 Usage: results_table.py PRESET.json
 Prints, per (variant, family), the mean and sample standard deviation over seeds of the accuracy
 (or loss, for tasks without accuracy) at every evaluation length; for PJ-bias runs also the mean
-learned gates and the sector that carries the most gate weight.
+learned gates and the sector that carries the most gate weight; for kv-retrieval a second table of
+the accuracy against the stored key's distance.
 """
 import json
 import statistics
@@ -47,6 +48,25 @@ def main(path):
                 gates[name] = statistics.mean(vals) if vals else float("nan")
             row += [f"{gates['gate_FJ']:.2f}", f"{gates['gate_affine']:.2f}", f"{gates['gate_LC']:.2f}",
                     max(gates, key=gates.get).replace("gate_", "")]
+        print("| " + " | ".join(row) + " |")
+    distance_table(groups, lengths)
+
+
+def distance_table(groups, lengths):
+    """kv-retrieval: accuracy against the stored key's distance, per family, length and distance."""
+    columns = sorted({(e["length"], int(d)) for rs in groups.values() for r in rs
+                      for e in r["eval"] for d in e.get("accuracy_by_distance", {})})
+    if not columns:
+        return
+    print()
+    head = ["family", "seeds"] + [f"acc @ {L}, d = {d}" for L, d in columns]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for (variant, family), rs in groups.items():
+        row = [family + (f" ({variant})" if variant else ""), str(len(rs))]
+        for L, d in columns:
+            row.append(fmt([e["accuracy_by_distance"][str(d)] for r in rs for e in r["eval"]
+                            if e["length"] == L and str(d) in e.get("accuracy_by_distance", {})]))
         print("| " + " | ".join(row) + " |")
 
 

@@ -4,7 +4,8 @@
 Usage:
   results_tests.py paired RESULT.json FAMILY_A FAMILY_B LENGTH METRIC DIRECTION
       Pairs the runs of FAMILY_A and FAMILY_B by seed (and teacher, if any), takes the per-seed
-      difference A - B of METRIC (accuracy or loss) at evaluation length LENGTH, and prints the
+      difference A - B of METRIC (accuracy, loss, or distance-D: kv-retrieval's accuracy with the
+      stored key D tokens back) at evaluation length LENGTH, and prints the
       differences, their mean and standard error, Student's t with n - 1 degrees of freedom and
       the two-sided p value. DIRECTION is "greater" (the paper has A above B) or "less" (below).
       Verdict: "reproduces" when the mean difference has the paper's sign and p < 0.05,
@@ -76,6 +77,8 @@ def two_sided_p(t, dof):
 def metric_at(run, length, metric):
     for e in run["eval"]:
         if e["length"] == length:
+            if metric.startswith("distance-"):
+                return e.get("accuracy_by_distance", {}).get(metric[len("distance-"):])
             return e[metric]
     return None
 
@@ -150,7 +153,9 @@ def gates(path):
 def main(argv):
     if len(argv) >= 2 and argv[1] == "paired" and len(argv) == 8:
         direction = argv[7]
-        if direction not in ("greater", "less") or argv[6] not in ("accuracy", "loss"):
+        metric_ok = argv[6] in ("accuracy", "loss") or (
+            argv[6].startswith("distance-") and argv[6][len("distance-"):].isdigit())
+        if direction not in ("greater", "less") or not metric_ok:
             sys.exit(__doc__)
         paired(argv[2], argv[3], argv[4], int(argv[5]), argv[6], direction)
     elif len(argv) == 3 and argv[1] == "gates":
