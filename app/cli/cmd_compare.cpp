@@ -143,6 +143,7 @@ void addRunCommand(CLI::App& app) {
     long long steps = 0;
     long long evalData = -1;
     double positionLr = 0;
+    std::string device;
     bool list = false;
     bool json = false;
     SweepSetup sweep;
@@ -160,6 +161,8 @@ void addRunCommand(CLI::App& app) {
                   "override the preset's learning-rate multiplier of the position parameters "
                   "(optim.position_lr_scale)")
       ->check(CLI::Range(0.001, 100000.0));
+  cmd->add_option("--device", o->device, "override the preset's device (run.device)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   addSweepOptions(cmd, o->sweep);
   cmd->callback([o] {
@@ -179,6 +182,7 @@ void addRunCommand(CLI::App& app) {
     if (o->steps > 0) spec.base.run.steps = o->steps;
     if (o->evalData >= 0) spec.base.run.evalData = static_cast<uint64_t>(o->evalData);
     if (o->positionLr > 0) spec.base.optim.positionLrScale = o->positionLr;
+    if (!o->device.empty()) spec.base.run.device = o->device;
     checkTrainable(spec, JsonPath{presetSource(file), ""});  // before anything trains
     runAndReport(spec, o->json, o->sweep);
   });

@@ -18,12 +18,12 @@ json_has() {  # json_has NAME FILE JQ-LIKE-PYTHON-EXPR
   if /usr/bin/python3 -c "import json,sys; d=json.load(open('$2')); assert $3, 'assertion'" 2>"$tmp/pyerr"; then ok; else fail "$1: $(tail -1 "$tmp/pyerr")"; fi
 }
 
-# families: all 30 ids
+# families: all 31 ids
 expect_ok families "$cli" families
 "$cli" families --json > "$tmp/f.json"
-json_has families-json "$tmp/f.json" "len(d['families']) == 30 and all('params' in f for f in d['families'])"
+json_has families-json "$tmp/f.json" "len(d['families']) == 31 and all('params' in f for f in d['families'])"
 for id in nope rope rope-pi rope-ntk rope-yarn rope-ntk-affine xpos alibi rope-alibi damped-rope \
-          direct-sum jordan-exact jordan-stabilized jordan-stabilized-abs jordan-scaled jordan-m3 \
+          direct-sum jordan-exact jordan-stabilized jordan-stabilized-abs real-jordan jordan-scaled jordan-m3 \
           jordan-m4 jordan-m3-exact jordan-m4-exact jordan-m3-scaled jordan-m4-scaled \
           jordan-m3-jetmix jordan-m4-jetmix jordan-m4-jetmix-full jordan-scaled-alibi \
           jordan-m3-jetmix-alibi jordan-m4-jetmix-full-alibi pj-bias pj-rotary pope; do
@@ -251,6 +251,14 @@ expect_error run-eval-data-word "--eval-data: 'x' must be a whole number" \
   "$cli" run --preset jordan-kernel-lm --eval-data x
 expect_error run-position-lr-zero "--position-lr: Value 0 not in range" \
   "$cli" run --preset jordan-kernel-lm --position-lr 0
+expect_error run-device-word "--device: .*not in {auto,cpu,cuda}" \
+  "$cli" run --preset jordan-kernel-lm --device gpu
+# The paper-size retrieval preset is for a GPU: without CUDA it names run.device; on a CPU its
+# evaluation is refused by the CPU budget, before any step.
+expect_error run-gpu-preset-device "field 'config.run.device' = \"cuda\": this LibTorch build or machine has no CUDA" \
+  "$cli" run --preset kv-retrieval-paper
+expect_error run-gpu-preset-on-cpu "evaluation at length 2048 with 1536 sequences needs about .* over the budget of 2e+12 on a CPU" \
+  timeout 20 "$cli" run --preset kv-retrieval-paper --device cpu
 # Sector teachers report the final query's attention spread (at most ln 15 over 15 keys) and the
 # teacher's; --eval-data lands in the run's config.
 "$cli" train --task sector-teacher --kernel recency_weak_jet --family pj-bias --steps 2 \
