@@ -106,6 +106,7 @@ inline std::vector<FamilyCase> allFamilyCases() {
       {"jordan-stabilized", {{"gamma", 0.005}, {"eta", 0.3}, {"L", 32}}, 2},
       {"jordan-stabilized-abs", {{"gamma", 0.005}, {"eta", 0.3}, {"L", 32}}, 2},
       {"real-jordan", {{"gamma", 0.01}, {"eta", 0.3}, {"L", 32}}, 2},
+      {"jordan-no-gamma", {{"eta", 0.3}, {"L", 32}}, 2},
       {"jordan-scaled", {{"c", 0.5}, {"eta", 0.7}, {"L", 64}}, 2},
       {"jordan-m3", {{"gamma", 0.003}, {"eta", 0.05}, {"L", 32}}, 2},
       {"jordan-m4", {{"gamma", 0.003}, {"eta", 0.05}, {"L", 32}}, 2},

@@ -28,6 +28,7 @@ const std::vector<Entry>& entries() {
       {JordanStabilizedInfo, makeJordanStabilized},
       {JordanStabilizedAbsInfo, makeJordanStabilizedAbs},
       {RealJordanInfo, makeRealJordan},
+      {JordanNoGammaInfo, makeJordanNoGamma},
       {JordanScaledInfo, makeJordanScaled},
       {JordanM3Info, makeJordanM3},
       {JordanM4Info, makeJordanM4},

@@ -18,12 +18,12 @@ json_has() {  # json_has NAME FILE JQ-LIKE-PYTHON-EXPR
   if /usr/bin/python3 -c "import json,sys; d=json.load(open('$2')); assert $3, 'assertion'" 2>"$tmp/pyerr"; then ok; else fail "$1: $(tail -1 "$tmp/pyerr")"; fi
 }
 
-# families: all 31 ids
+# families: all 32 ids
 expect_ok families "$cli" families
 "$cli" families --json > "$tmp/f.json"
-json_has families-json "$tmp/f.json" "len(d['families']) == 31 and all('params' in f for f in d['families'])"
+json_has families-json "$tmp/f.json" "len(d['families']) == 32 and all('params' in f for f in d['families'])"
 for id in nope rope rope-pi rope-ntk rope-yarn rope-ntk-affine xpos alibi rope-alibi damped-rope \
-          direct-sum jordan-exact jordan-stabilized jordan-stabilized-abs real-jordan jordan-scaled jordan-m3 \
+          direct-sum jordan-exact jordan-stabilized jordan-stabilized-abs real-jordan jordan-no-gamma jordan-scaled jordan-m3 \
           jordan-m4 jordan-m3-exact jordan-m4-exact jordan-m3-scaled jordan-m4-scaled \
           jordan-m3-jetmix jordan-m4-jetmix jordan-m4-jetmix-full jordan-scaled-alibi \
           jordan-m3-jetmix-alibi jordan-m4-jetmix-full-alibi pj-bias pj-rotary pope; do

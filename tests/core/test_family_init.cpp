@@ -141,6 +141,23 @@ TEST(FamilyInit, RealJordanIsJordanRopeWithoutRotation) {
   expectEtaCap(b, 0.1, "real-jordan");
 }
 
+// The reference's jordan_no_gamma: JordanRoPE with learn_gamma=False and force_zero_gamma, so
+// gamma is 0 exactly and not a parameter; eta as jordan_rope's.
+TEST(FamilyInit, JordanNoGammaHasNoDecayToLearn) {
+  constexpr long long H = 2, D = 16, L = 40;
+  Built b = build("jordan-no-gamma", H, D, L);
+  EXPECT_EQ(b.params.count("gamma_raw"), 0u) << "force_zero_gamma: no gamma parameter";
+  expectShape(b.params.at("eta_raw"), {H, D / 4}, "eta_raw");
+  expectAll(b.params.at("eta_raw"), 0.0, 0.0, "eta_raw");
+  const JordanLayout& layout = layoutOf(b);
+  ASSERT_EQ(layout.groups.size(), 1u);
+  EXPECT_EQ(layout.groups[0].kind, ShearKind::AbsoluteSaturating);
+  EXPECT_EQ(layout.groups[0].L, L);
+  expectAll(layout.groups[0].gamma, 0.0, 0.0, "gamma");
+  expectOmega(layout.groups[0], ropeSchedule(D / 4, D, 10000), "jordan-no-gamma");
+  expectEtaCap(b, 0.1, "jordan-no-gamma");
+}
+
 TEST(FamilyInit, DampedRopeIsOrderTwoBlocksOnTheFastHalfWithoutShear) {
   constexpr long long H = 2, D = 32;
   Built b = build("damped-rope", H, D, 64);

@@ -72,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(AllFamilies, Relativity,
 TEST(Relativity, OnlyTheAbsoluteShearFamiliesAreNotRelative) {
   const std::set<std::string> absolute = {"jordan-stabilized-abs",
                                           "real-jordan",
+                                          "jordan-no-gamma",
                                           "direct-sum",
                                           "jordan-m3",
                                           "jordan-m4",

@@ -250,6 +250,7 @@ const std::vector<TrainedCase>& trainedCases() {
       {"jordan-stabilized", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
       {"jordan-stabilized-abs", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
       {"real-jordan", {{"L", 24}}, 2, 16, gammaEta(true, true, 0.1), {}},
+      {"jordan-no-gamma", {{"L", 24}}, 2, 16, gammaEta(false, true, 0.1), {}},
       // Scaled-exact: eta in units of d / L, eta_max = 0.1 by default (1 for the higher orders).
       {"jordan-scaled", {{"c", 0.5}, {"L", 24}}, 2, 16, scaledGammaEta(24, 0.1), {}},
       {"jordan-m3", {{"L", 24}}, 2, 12, gammaEta(true, true, 0.1), {}},
