@@ -114,16 +114,23 @@ void expectEtaCap(Built& b, double etaMax, const std::string& what) {
   for (double e : snap.at("eta")) EXPECT_NEAR(e, etaMax, 1e-6 * etaMax) << what;
 }
 
+// One group of order-2 blocks with the bounded absolute shear at the reference's train_context L,
+// rotating at omega (one entry per block).
+void expectBoundedShearBlocks(const Built& b, long long L, const std::vector<double>& omega,
+                              const std::string& what) {
+  const JordanLayout& layout = layoutOf(b);
+  ASSERT_EQ(layout.groups.size(), 1u) << what;
+  EXPECT_EQ(layout.groups[0].order, 2) << what;
+  EXPECT_EQ(layout.groups[0].kind, ShearKind::AbsoluteSaturating) << what;
+  EXPECT_EQ(layout.groups[0].L, L) << what;
+  expectOmega(layout.groups[0], omega, what);
+}
+
 TEST(FamilyInit, JordanRopeIsTheReferenceTrainableForm) {
   constexpr long long H = 3, D = 16, L = 32;
   Built b = build("jordan-stabilized-abs", H, D, L);
   expectReferenceGammaEta(b, H, D / 4, "jordan-stabilized-abs");
-  const JordanLayout& layout = layoutOf(b);
-  ASSERT_EQ(layout.groups.size(), 1u);
-  EXPECT_EQ(layout.groups[0].order, 2);
-  EXPECT_EQ(layout.groups[0].kind, ShearKind::AbsoluteSaturating);
-  EXPECT_EQ(layout.groups[0].L, L);  // the reference's train_context
-  expectOmega(layout.groups[0], ropeSchedule(D / 4, D, 10000), "jordan-stabilized-abs");
+  expectBoundedShearBlocks(b, L, ropeSchedule(D / 4, D, 10000), "jordan-stabilized-abs");
   expectEtaCap(b, 0.1, "jordan-stabilized-abs");
 }
 
@@ -132,12 +139,7 @@ TEST(FamilyInit, RealJordanIsJordanRopeWithoutRotation) {
   constexpr long long H = 2, D = 16, L = 48;
   Built b = build("real-jordan", H, D, L);
   expectReferenceGammaEta(b, H, D / 4, "real-jordan");
-  const JordanLayout& layout = layoutOf(b);
-  ASSERT_EQ(layout.groups.size(), 1u);
-  EXPECT_EQ(layout.groups[0].order, 2);
-  EXPECT_EQ(layout.groups[0].kind, ShearKind::AbsoluteSaturating);
-  EXPECT_EQ(layout.groups[0].L, L);
-  expectOmega(layout.groups[0], std::vector<double>(D / 4, 0.0), "real-jordan");
+  expectBoundedShearBlocks(b, L, std::vector<double>(D / 4, 0.0), "real-jordan");
   expectEtaCap(b, 0.1, "real-jordan");
 }
 
@@ -149,12 +151,8 @@ TEST(FamilyInit, JordanNoGammaHasNoDecayToLearn) {
   EXPECT_EQ(b.params.count("gamma_raw"), 0u) << "force_zero_gamma: no gamma parameter";
   expectShape(b.params.at("eta_raw"), {H, D / 4}, "eta_raw");
   expectAll(b.params.at("eta_raw"), 0.0, 0.0, "eta_raw");
-  const JordanLayout& layout = layoutOf(b);
-  ASSERT_EQ(layout.groups.size(), 1u);
-  EXPECT_EQ(layout.groups[0].kind, ShearKind::AbsoluteSaturating);
-  EXPECT_EQ(layout.groups[0].L, L);
-  expectAll(layout.groups[0].gamma, 0.0, 0.0, "gamma");
-  expectOmega(layout.groups[0], ropeSchedule(D / 4, D, 10000), "jordan-no-gamma");
+  expectBoundedShearBlocks(b, L, ropeSchedule(D / 4, D, 10000), "jordan-no-gamma");
+  expectAll(layoutOf(b).groups[0].gamma, 0.0, 0.0, "gamma");
   expectEtaCap(b, 0.1, "jordan-no-gamma");
 }
 
