@@ -2,6 +2,7 @@
 #include "bridge/worker_adapter.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>  // at::NoGradGuard: LibTorch 2.x no longer brings it with ATen.h
 
 #include "train/lag_response.h"
 #include "train/training_worker.h"
