@@ -56,8 +56,11 @@ void setThisThreadIntraOpThreads(int n) {
   if (auto fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads")))
     fn(n < 1 ? 1 : n);
   // An MKL LibTorch sets MKL's own per-thread count in that init, which OpenMP's does not change.
+  // MKL's C function is MKL_Set_Num_Threads_Local (int by value; mkl_service.h maps the lower-case
+  // name to it by a macro). The exported lower-case symbol is the Fortran interface, which takes
+  // an int* and crashed when given the count (PyPI's LibTorch 2.x, which links MKL statically).
   using SetLocal = int (*)(int);
-  if (auto fn = reinterpret_cast<SetLocal>(dlsym(RTLD_DEFAULT, "mkl_set_num_threads_local")))
+  if (auto fn = reinterpret_cast<SetLocal>(dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local")))
     fn(n < 1 ? 1 : n);
 }
 
