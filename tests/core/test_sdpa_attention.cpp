@@ -26,6 +26,13 @@ double relError(const at::Tensor& got, const at::Tensor& want) {
   return (g - w).abs().max().item<double>() / (1.0 + w.abs().max().item<double>());
 }
 
+// The family's own default head size: 12 for the order-3 blocks (6 reals each), else 16.
+long long defaultHeadDim(const std::string& id) {
+  for (const auto& p : familyInfo(id).params)
+    if (p.name == "head_dim") return static_cast<long long>(p.defaultValue);
+  return 16;
+}
+
 TEST(ScaledDotProductAttention, PlainDotProductFamiliesMatchTheFloat64Reference) {
   if (!compat::kHasScaledDotProductAttention)
     GTEST_SKIP() << "this LibTorch (" << TORCH_VERSION
@@ -36,7 +43,7 @@ TEST(ScaledDotProductAttention, PlainDotProductFamiliesMatchTheFloat64Reference)
     cfg.family = c.id;
     cfg.familyParams = c.params;
     cfg.heads = c.heads;
-    long long headDim = c.id == "jordan-m3" ? 12 : 16;
+    long long headDim = defaultHeadDim(c.id);
     if (cfg.familyParams.count("head_dim")) {
       headDim = static_cast<long long>(cfg.familyParams["head_dim"]);
       cfg.familyParams.erase("head_dim");
