@@ -35,7 +35,8 @@ std::vector<ParamSpec> jordanScaledParams();
 JordanSpec jordanScaledSpec(const ParamSet& p, long long order);
 // The reference's trainable Jordan-RoPE (jordan_stabilized_abs.cpp), shared by
 // jordan-stabilized-abs and the bounded higher orders: the absolute bounded shear
-// tau(i) - tau(j), gamma and eta learned (eta cap 0.1), at `order`.
+// tau(i) - tau(j), gamma and eta learned (eta cap 0.1), at `order`. Without a "gamma" parameter
+// (jordan-no-gamma): gamma = 0, not learned.
 JordanSpec jordanBoundedShearSpec(const ParamSet& p, long long order);
 
 class JordanEncoding : public RotaryEncoding {

@@ -22,14 +22,8 @@ const FamilyInfo& JordanNoGammaInfo() {
 }
 
 std::unique_ptr<Encoding> makeJordanNoGamma(ParamSet p) {
-  JordanSpec spec;
-  spec.order = 2;
-  spec.kind = ShearKind::AbsoluteSaturating;
-  spec.gamma = 0.0;  // force_zero_gamma: no decay, and nothing to learn
-  spec.shear = spec.viewShear = p.get("eta");
-  spec.L = p.get("L");
-  spec.timeName = "tau";
-  spec.learn = {/*gammaGroup=*/-1, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
+  // No gamma parameter: the bounded-shear spec has gamma = 0 and learns none (force_zero_gamma).
+  const JordanSpec spec = jordanBoundedShearSpec(p, /*order=*/2);
   return std::make_unique<JordanEncoding>(JordanNoGammaInfo(), std::move(p), spec);
 }
 

@@ -27,11 +27,14 @@ JordanSpec jordanBoundedShearSpec(const ParamSet& p, long long order) {
   JordanSpec spec;
   spec.order = order;
   spec.kind = ShearKind::AbsoluteSaturating;
-  spec.gamma = p.get("gamma");
+  // A family without a gamma parameter (jordan-no-gamma) has no decay and learns none.
+  const bool decays = p.has("gamma");
+  spec.gamma = decays ? p.get("gamma") : 0.0;
   spec.shear = spec.viewShear = p.get("eta");
   spec.L = p.get("L");
   spec.timeName = "tau";
-  spec.learn = {/*gammaGroup=*/0, /*etaGroup=*/0, /*etaMax=*/0.1, /*shearPerL=*/false};
+  spec.learn = {/*gammaGroup=*/decays ? 0 : -1, /*etaGroup=*/0, /*etaMax=*/0.1,
+                /*shearPerL=*/false};
   return spec;
 }
 
