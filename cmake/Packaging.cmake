@@ -19,6 +19,12 @@ if(TARGET poslab)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
+# The Debian package depends on Debian's runtime packages, LibTorch among them: it is made only
+# from a build against Debian's LibTorch (Torch_DIR under /usr), never from the pip build.
+if(NOT Torch_DIR MATCHES "^/usr/")
+  message(STATUS "PosLab: no Debian package from this build (LibTorch ${Torch_VERSION} is not Debian's)")
+  return()
+endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME poslab)
 set(CPACK_PACKAGE_VENDOR "PosLab")

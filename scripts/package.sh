@@ -7,6 +7,10 @@
 # Extra arguments are passed to CMake, as for setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${POSLAB_LIBTORCH:-debian}" != debian ]; then
+  echo "package: the Debian package depends on Debian's LibTorch; run it without POSLAB_LIBTORCH" >&2
+  exit 2
+fi
 ./scripts/setup.sh "$@"
 [ -x build/app/poslab ] || { echo "package: the GUI was not built (Qt 6 / QCustomPlot missing?)" >&2; exit 1; }
 (cd build && cpack -G DEB -B package > cpack.log 2>&1) || { cat build/cpack.log; exit 1; }

@@ -25,12 +25,15 @@ fail() {
   failures=$((failures + 1))
 }
 
-if ! command -v torchrun > /dev/null; then
-  echo "SKIP: torchrun is not installed (Debian: apt-get install python3-torch)"
+# POSLAB_TORCHRUN (tests/CMakeLists.txt): the torchrun of the torch whose LibTorch poslab-cli links.
+torchrun="${POSLAB_TORCHRUN-torchrun}"
+if [ -z "$torchrun" ] || ! command -v "$torchrun" > /dev/null; then
+  echo "SKIP: no torchrun of torch ${POSLAB_TORCH_VERSION:-?} (the LibTorch poslab-cli links):" \
+    "Debian: apt-get install python3-torch; pip build: .venv-pip/bin/torchrun"
   exit 77
 fi
-if ! torchrun --help > /dev/null 2>&1; then
-  echo "SKIP: torchrun does not start here: $(torchrun --help 2>&1 | tail -1)"
+if ! "$torchrun" --help > /dev/null 2>&1; then
+  echo "SKIP: $torchrun does not start here: $("$torchrun" --help 2>&1 | tail -1)"
   exit 77
 fi
 
@@ -60,7 +63,7 @@ launch2() {
   done
 }
 run_torchrun() {  # at most 5 minutes: a hang is a failure, not a stuck ctest
-  timeout 300 torchrun --redirects 2 --tee 2 --no_python --nproc_per_node 2 --master_addr 127.0.0.1 \
+  timeout 300 "$torchrun" --redirects 2 --tee 2 --no_python --nproc_per_node 2 --master_addr 127.0.0.1 \
     --master_port "$(free_port)" "$cli" "$@"
 }
 

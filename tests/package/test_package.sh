@@ -10,6 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 command -v dpkg-deb >/dev/null || { echo "SKIP: dpkg-deb missing (not a Debian system)"; exit 77; }
 command -v dpkg-shlibdeps >/dev/null || { echo "SKIP: dpkg-shlibdeps missing (install dpkg-dev)"; exit 77; }
+[ -f "$build/CPackConfig.cmake" ] ||
+  { echo "SKIP: this build links a LibTorch outside Debian's packages; the package is made from build/ (Debian's LibTorch)"; exit 77; }
 [ -x "$build/app/poslab" ] || { echo "SKIP: the GUI was not built"; exit 77; }
 
 (cd "$build" && cpack -G DEB -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log"; exit 1; }
