@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "tasks/lag_kernels.h"
 #include "tasks/sector_teacher.h"
@@ -59,6 +60,15 @@ std::vector<std::string> taskKernelChoices(const std::string& taskId) {
   if (taskId == "kernel-lm") return lagKernelNames();
   if (taskId == "sector-teacher") return sectorTeacherNames();
   return {};
+}
+
+long long taskMinLength(const TaskConfig& config) {
+  if (taskTakesText(config.id)) return 0;
+  try {
+    return makeTask(config)->minLength();
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 }  // namespace poslab

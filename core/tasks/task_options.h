@@ -30,4 +30,10 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& config);
 // for sector-teacher, empty for the tasks that do not use it.
 std::vector<std::string> taskKernelChoices(const std::string& taskId);
 
+// The shortest sequence the task `config` describes can generate, with its options (kv-retrieval:
+// 3 pairs + 3; indirect-indexing: 2 max_offset + 4), from the task itself, so that a form can keep
+// its train length within reach. 0 when the config makes no task (an unknown id, an option out of
+// range: the trainer names it when the run is built) and for text tasks (whose file is not read).
+long long taskMinLength(const TaskConfig& config);
+
 }  // namespace poslab

@@ -1,8 +1,8 @@
 // The live-training tab through its buttons: a two-family compare plays, pauses, steps once
-// (+1 step for every run) and resets (step 0, empty curves). Then its views: task options and
-// model size into the setup (and back from a loaded one), the learned position parameters against
-// the step, the trained model's attention maps, the indirect-indexing sample table, and a run
-// that diverges pausing itself with core's message.
+// (+1 step for every run) and resets (step 0, empty curves). Then its views (the setup form has
+// its own test, test_training_form.cpp): the learned position parameters against the step, the
+// trained model's attention maps, the indirect-indexing sample table, and a run that diverges
+// pausing itself with core's message.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -87,130 +87,6 @@ class TestTrainingPanel : public QObject {
     QCOMPARE(panel.findChild<QLabel*>("stepLabel")->text(), QString("step 0"));
   }
 
-  // Loading a setup shows its task options and model size; edits go back into experiment().
-  // kernel-lm's default omega = 10000^(-6/D_head) follows the model's head size, as the trainer
-  // uses it: the form's "auto" value must change when d_model or heads do.
-  void kernelLmAutoOmegaFollowsTheHeadSize() {
-    TrainingPanel panel;
-    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
-    auto autoOmega = [&] {
-      const QString text = panel.findChild<QLineEdit*>("option_omega")->placeholderText();
-      return text.section(':', 1).trimmed().toDouble();
-    };
-    panel.findChild<QSpinBox*>("dModel")->setValue(64);
-    panel.findChild<QSpinBox*>("heads")->setValue(4);  // D_head 16
-    QVERIFY(std::abs(autoOmega() - std::pow(10000.0, -6.0 / 16)) < 1e-5);
-    panel.findChild<QSpinBox*>("heads")->setValue(1);  // D_head 64
-    QVERIFY(std::abs(autoOmega() - std::pow(10000.0, -6.0 / 64)) < 1e-5);
-    panel.findChild<QSpinBox*>("dModel")->setValue(32);  // D_head 32
-    QVERIFY(std::abs(autoOmega() - std::pow(10000.0, -6.0 / 32)) < 1e-5);
-  }
-
-  void taskOptionsAndModelSizeRoundTrip() {
-    TrainingPanel panel;
-    poslab::ExperimentSpec e = tinyIndirect({"rope"});
-    e.base.task.options = {{"alphabet", 20}, {"max_offset", 3}};
-    e.base.model.dModel = 48;
-    e.base.model.heads = 3;
-    e.base.model.layers = 1;
-    e.base.optim.positionLrScale = 5;
-    e.base.run.evalEvery = 7;
-    e.base.run.evalSequences = 9;
-    test::loadExperiment(panel, e);
-    QCOMPARE(panel.findChild<QSpinBox*>("option_alphabet")->value(), 20);
-    QCOMPARE(panel.findChild<QSpinBox*>("option_max_offset")->value(), 3);
-    QCOMPARE(panel.findChild<QSpinBox*>("dModel")->value(), 48);
-    QCOMPARE(panel.findChild<QSpinBox*>("heads")->value(), 3);
-    QCOMPARE(panel.findChild<QSpinBox*>("layers")->value(), 1);
-    QCOMPARE(panel.findChild<QDoubleSpinBox*>("positionLrScale")->value(), 5.0);
-    QCOMPARE(panel.findChild<QSpinBox*>("evalEvery")->value(), 7);
-    QCOMPARE(panel.findChild<QSpinBox*>("evalSequences")->value(), 9);
-    poslab::ExperimentSpec back = panel.experiment();
-    QCOMPARE(back.base.task.options, e.base.task.options);
-    QCOMPARE(back.base.model.dModel, 48LL);
-    QCOMPARE(back.base.model.heads, 3LL);
-    QCOMPARE(back.base.optim.positionLrScale, 5.0);
-    QCOMPARE(back.base.run.evalEvery, 7LL);
-    QCOMPARE(back.base.run.evalSequences, 9LL);
-    panel.findChild<QSpinBox*>("option_alphabet")->setValue(24);
-    panel.findChild<QSpinBox*>("layers")->setValue(2);
-    back = panel.experiment();
-    QCOMPARE(back.base.task.options.at("alphabet"), 24.0);
-    QCOMPARE(back.base.model.layers, 2LL);
-    // The default stays implicit: max_offset back at 8 leaves the option out.
-    panel.findChild<QSpinBox*>("option_max_offset")->setValue(8);
-    QCOMPARE(panel.experiment().base.task.options.count("max_offset"), size_t(0));
-
-    // Another task shows its own settings: kernel-lm's kernel and its derived omega.
-    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
-    auto* kernel = panel.findChild<QComboBox*>("taskKernel");
-    QVERIFY(kernel);
-    QCOMPARE(kernel->currentText(), QString("mixed_raw"));
-    auto* omega = panel.findChild<QLineEdit*>("option_omega");
-    QVERIFY(omega);
-    QVERIFY2(omega->placeholderText().startsWith("auto: 0.0316"),
-             qPrintable(omega->placeholderText()));
-    kernel->setCurrentText("damped_mixed");
-    omega->setText("0.25");
-    panel.findChild<QCheckBox*>("option_stochastic")->setChecked(true);
-    back = panel.experiment();
-    QCOMPARE(back.base.task.kernel, std::string("damped_mixed"));
-    QCOMPARE(back.base.task.options.at("omega"), 0.25);
-    QCOMPARE(back.base.task.options.at("stochastic"), 1.0);
-    QVERIFY(!back.base.task.options.count("alphabet"));
-    panel.findChild<QComboBox*>("task")->setCurrentText("sector-teacher");
-    QCOMPARE(panel.findChild<QComboBox*>("taskKernel")->currentText(), QString("phase"));
-    QVERIFY(panel.findChild<QCheckBox*>("option_teacher"));
-    panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
-    QVERIFY(panel.findChild<QLineEdit*>("textFile"));
-    QVERIFY(!panel.findChild<QComboBox*>("taskKernel"));
-
-    // The attention view offers the train length and the evaluation lengths up to 1024 (the
-    // worker materialises T x T weights per head).
-    panel.findChild<QSpinBox*>("trainLength")->setValue(64);
-    panel.findChild<QLineEdit*>("evalLengths")->setText("64,256,4096");
-    auto* lengths = panel.findChild<QComboBox*>("modelAttentionLength");
-    QStringList offered;
-    for (int i = 0; i < lengths->count(); ++i) offered << lengths->itemText(i);
-    QCOMPARE(offered, QStringList({"64", "256"}));
-  }
-
-  // The architecture box sets a reference's bundle over the setup, keeps the form's own values,
-  // and shows the architecture a loaded setup names.
-  void architectureChoiceSetsItsBundle() {
-    TrainingPanel panel;
-    test::loadExperiment(panel, tinyIndirect({"rope"}));
-    auto* architecture = panel.findChild<QComboBox*>("architecture");
-    QVERIFY(architecture);
-    QCOMPARE(architecture->currentText(), QString("poslab"));
-    QCOMPARE(architecture->count(), static_cast<int>(poslab::architectureIds().size()));
-    architecture->setCurrentText("pj-reference");
-    poslab::ExperimentSpec back = panel.experiment();
-    QCOMPARE(back.architecture, std::string("pj-reference"));
-    QCOMPARE(back.base.model.includeSelf, false);
-    QCOMPARE(back.base.model.norm, std::string("layer"));
-    QCOMPARE(back.base.model.mlpRatio, 2LL);
-    QCOMPARE(back.base.optim.schedule, std::string("constant"));
-    QCOMPARE(back.base.optim.weightDecay, 1e-4);
-    QCOMPARE(back.base.model.dModel, 32LL);  // the form's size stays
-    architecture->setCurrentText("poslab");  // and back: PosLab's own choices again
-    back = panel.experiment();
-    QCOMPARE(back.architecture, std::string("poslab"));
-    QCOMPARE(back.base.model.includeSelf, true);
-    QCOMPARE(back.base.model.mlpRatio, poslab::ModelConfig{}.mlpRatio);
-    QCOMPARE(back.base.optim.schedule, poslab::OptimConfig{}.schedule);
-
-    poslab::ExperimentSpec jordan = tinyIndirect({"rope"});
-    jordan.architecture = "jordan-reference";
-    poslab::applyArchitecture("jordan-reference", jordan.base);
-    test::loadExperiment(panel, jordan);
-    QCOMPARE(architecture->currentText(), QString("jordan-reference"));
-    back = panel.experiment();
-    QCOMPARE(back.architecture, std::string("jordan-reference"));
-    QCOMPARE(back.base.model.tieEmbedding, true);
-    QCOMPARE(back.base.model.bias, false);
-  }
-
   // Sector teachers: the evaluation curve can show the final query's attention entropy and
   // support (the PJ reference's report), between 0 and log(T - 1) and 1 and T - 1.
   void sectorTeacherShowsFinalQueryAttention() {
@@ -250,62 +126,6 @@ class TestTrainingPanel : public QObject {
     const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
     if (!dir.isEmpty())
       QVERIFY(panel.grab().save(QDir(dir).filePath("training-final-query-entropy.png")));
-  }
-
-  // A value core rejects gives core's message in the status, and nothing starts.
-  void invalidSettingsAreReportedAndNothingStarts() {
-    TrainingPanel panel;
-    test::loadExperiment(panel, tinyIndirect({"rope"}));
-    auto expectRefused = [&](const char* needle) {
-      test::clickButton(&panel, "playButton");
-      QCOMPARE(panel.runCount(), 0);
-      QVERIFY(!panel.isPlaying());
-      QVERIFY2(panel.statusText().contains(needle), qPrintable(panel.statusText()));
-    };
-    panel.findChild<QSpinBox*>("heads")->setValue(3);  // 32 is not divisible by 3
-    expectRefused("d_model = 32 is not divisible by heads = 3");
-    panel.findChild<QSpinBox*>("heads")->setValue(2);
-    panel.findChild<QSpinBox*>("option_alphabet")->setValue(8);
-    panel.findChild<QSpinBox*>("option_max_offset")->setValue(8);
-    expectRefused("alphabet 8 is too small for max_offset 8");
-    panel.findChild<QSpinBox*>("option_alphabet")->setValue(16);
-    panel.findChild<QSpinBox*>("option_max_offset")->setValue(2);
-    panel.findChild<QSpinBox*>("trainLength")->setValue(40);  // more than 16 characters + 3
-    expectRefused("train length 40 is outside what task indirect-indexing can generate");
-    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
-    panel.findChild<QLineEdit*>("option_omega")->setText("fast");
-    expectRefused("task option 'omega': 'fast' is not a number");
-    panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
-    panel.findChild<QLineEdit*>("textFile")->setText("/no/such/file.txt");
-    expectRefused("does not exist");
-  }
-
-  // Issue #16 (3): task options with a symbol in the math are labelled by it (ω, ω₂, γ, c), the
-  // key in the tooltip; the kernel list's tips give each kernel's K(d).
-  void taskOptionsAreLabelledWithSymbols() {
-    TrainingPanel panel;
-    panel.findChild<QComboBox*>("task")->setCurrentText("kernel-lm");
-    const std::pair<const char*, QString> rows[] = {{"option_omega", QStringLiteral("ω")},
-                                                    {"option_omega2", QStringLiteral("ω₂")},
-                                                    {"option_gamma", QStringLiteral("γ")},
-                                                    {"option_scaled_c", QStringLiteral("c")}};
-    for (const auto& [object, want] : rows) {
-      auto* field = panel.findChild<QWidget*>(object);
-      QVERIFY2(field, object);
-      auto* form = qobject_cast<QFormLayout*>(field->parentWidget()->layout());
-      QVERIFY(form);
-      auto* label = qobject_cast<QLabel*>(form->labelForField(field));
-      QVERIFY(label);
-      QCOMPARE(label->text(), want);
-      QVERIFY2(field->toolTip().startsWith(QString(object).mid(7) + ":"),
-               qPrintable(field->toolTip()));
-    }
-    auto* kernel = panel.findChild<QComboBox*>("taskKernel");
-    QVERIFY(kernel);
-    const int i = kernel->findText("damped_mixed");
-    QVERIFY(i >= 0);
-    QVERIFY2(kernel->itemData(i, Qt::ToolTipRole).toString().contains(QStringLiteral("e⁻ᵞᵈ")),
-             qPrintable(kernel->itemData(i, Qt::ToolTipRole).toString()));
   }
 
   // The parameter plot shows Snapshot::position: its last point is the last snapshot's value

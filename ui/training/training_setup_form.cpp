@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "bridge/catalog.h"
+#include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "training/task_options_form.h"
 
@@ -103,6 +104,7 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   trainLength_ = makeSpin(this, "trainLength", "config.task.train_length",
                           static_cast<int>(defaults.trainLength));
   form->addRow(tr("train length"), trainLength_);
+  formMinLength_ = trainLength_->minimum();
   batch_ = makeSpin(this, "batch", "config.optim.batch", static_cast<int>(defaults.batch));
   form->addRow(tr("batch"), batch_);
   evalLengths_ = new QLineEdit(defaults.evalLengths, this);
@@ -167,6 +169,8 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
     connect(box, &QSpinBox::valueChanged, this,
             [this] { taskOptions_->setContext(trainLength_->value(), modelHeadDim()); });
   connect(evalLengths_, &QLineEdit::textChanged, this, &TrainingSetupForm::sampleLengthsChanged);
+  connect(taskOptions_, &TaskOptionsForm::changed, this,
+          &TrainingSetupForm::followTaskMinimumLength);
   onTaskChanged();
 }
 
@@ -196,6 +200,8 @@ TrainingFormSettings TrainingSetupForm::settings() const {
 }
 
 void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
+  showingSettings_ = true;
+  trainLength_->setMinimum(formMinLength_);  // the setup's own length, checked when it is built
   task_->setCurrentText(QString::fromStdString(s.task));
   selectFamilies(s.families);
   steps_->setValue(static_cast<int>(s.steps));
@@ -221,6 +227,8 @@ void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
   }
   taskOptions_->setConfig(t);
   evalLengths_->setText(s.evalLengths);
+  showingSettings_ = false;
+  followTaskMinimumLength();
 }
 
 bool TrainingSetupForm::selectFamilies(const std::vector<std::string>& ids) {
@@ -261,6 +269,23 @@ poslab::TaskConfig TrainingSetupForm::shownTask(const std::string& id) const {
 
 void TrainingSetupForm::onTaskChanged() {
   taskOptions_->setConfig(shownTask(task_->currentText().toStdString()));
+  followTaskMinimumLength();
+}
+
+void TrainingSetupForm::followTaskMinimumLength() {
+  if (showingSettings_) return;
+  poslab::TaskConfig t = shownTask(task_->currentText().toStdString());
+  if (taskOptions_->taskId() != t.id || !taskOptions_->write(t, nullptr)) return;
+  const long long need = poslab::taskMinLength(t);  // 0: not known here (the run names why)
+  const int minimum =
+      static_cast<int>(std::clamp<long long>(need, formMinLength_, trainLength_->maximum()));
+  trainLength_->setMinimum(minimum);
+  trainLength_->setToolTip(
+      minimum > formMinLength_
+          ? tr("Tokens per training sequence; %1 with these options needs at least %2")
+                .arg(QString::fromStdString(t.id))
+                .arg(minimum)
+          : tr("Tokens per training sequence"));
 }
 
 }  // namespace poslab::ui

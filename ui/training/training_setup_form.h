@@ -43,11 +43,17 @@ class TrainingSetupForm : public QWidget {
   void sampleLengthsChanged();  // the train length or the eval lengths changed
 
  private:
-  void onTaskChanged();            // shows the task's options (the setup's when it is its task)
+  void onTaskChanged();  // shows the task's options (the setup's when it is its task)
+  // Keeps the train length within what the shown task and options can generate: the box's
+  // minimum is the task's (core taskMinLength; kv-retrieval with 32 pairs: 99), so a length below
+  // it rises to it and the tooltip says why. Skipped while setSettings shows a loaded setup.
+  void followTaskMinimumLength();
   long long modelHeadDim() const;  // d_model / heads of the model boxes
   poslab::TaskConfig shownTask(const std::string& id) const;
 
   poslab::TaskConfig setupTask_;
+  bool showingSettings_ = false;  // setSettings is filling the boxes
+  int formMinLength_ = 1;         // the train length's own minimum (formRange)
   QComboBox* task_ = nullptr;
   TaskOptionsForm* taskOptions_ = nullptr;
   QListWidget* families_ = nullptr;
