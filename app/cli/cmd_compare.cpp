@@ -144,6 +144,7 @@ void addRunCommand(CLI::App& app) {
     long long evalData = -1;
     double positionLr = 0;
     std::string device;
+    std::string text;
     bool list = false;
     bool json = false;
     SweepSetup sweep;
@@ -163,6 +164,9 @@ void addRunCommand(CLI::App& app) {
       ->check(CLI::Range(0.001, 100000.0));
   cmd->add_option("--device", o->device, "override the preset's device (run.device)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_option(
+      "--text", o->text,
+      "the text file of a byte-lm preset (task.text_file; byte-lm-paper: WikiText-103)");
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   addSweepOptions(cmd, o->sweep);
   cmd->callback([o] {
@@ -183,6 +187,12 @@ void addRunCommand(CLI::App& app) {
     if (o->evalData >= 0) spec.base.run.evalData = static_cast<uint64_t>(o->evalData);
     if (o->positionLr > 0) spec.base.optim.positionLrScale = o->positionLr;
     if (!o->device.empty()) spec.base.run.device = o->device;
+    if (!o->text.empty()) {
+      if (!taskTakesText(spec.base.task.id))
+        throw InvalidArgument("--text: preset " + o->preset + "'s task " + spec.base.task.id +
+                              " reads no text");
+      spec.base.task.textFile = o->text;
+    }
     checkTrainable(spec, JsonPath{presetSource(file), ""});  // before anything trains
     runAndReport(spec, o->json, o->sweep);
   });

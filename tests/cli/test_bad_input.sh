@@ -163,6 +163,17 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 # s5 "a directory as a preset or checkpoint gives a libstdc++ message without the file name"
 expect_error preset-dir "preset file '$tmp/adir' is a directory" "$cli" run --preset "$tmp/adir"
+# byte-lm-paper trains on WikiText-103, which PosLab does not ship: refused naming its file, from a
+# directory that lacks it; --text names the file, and only a text task takes one.
+cd "$tmp" || exit 1
+expect_error preset-needs-text \
+  "'config.task.text_file': text file 'wikitext-103-train-1pct.txt' does not exist" \
+  "$cli" run --preset byte-lm-paper
+cd - > /dev/null || exit 1
+expect_error preset-text-missing "'config.task.text_file': text file '$tmp/none.txt' does not exist" \
+  "$cli" run --preset byte-lm-paper --text "$tmp/none.txt"
+expect_error preset-text-not-text "text: preset kv-retrieval's task kv-retrieval reads no text" \
+  "$cli" run --preset kv-retrieval --text "$tmp/none.txt"
 expect_error checkpoint-dir "checkpoint '$tmp/adir' is a directory" "$cli" eval --checkpoint "$tmp/adir"
 expect_error pope-usage-dir "checkpoint '$tmp/adir' is a directory" "$cli" pope-usage --checkpoint "$tmp/adir"
 expect_error config-dir "--config '$tmp/adir' is a directory" "$cli" train --family rope --config "$tmp/adir"
