@@ -47,9 +47,11 @@ struct Options {
   long long refSteps = 1, refWarmup = 1;  // reference path (about 30 s a step at T = 1024)
   bool skipReference = false;
   bool sdpa = false;  // also time POSLAB_ATTENTION=sdpa (LibTorch 2.1+: plain dot-product families)
+  bool recompute = false;  // also time the fused path with run.recompute_activations
   // Child mode: one (family, path) configuration, printed as "seconds_per_step maxrss_kb".
   bool child = false;
   std::string family = "rope", path = "fused";
+  bool childRecompute = false;  // the child's run.recompute_activations
 };
 
 // CPU seconds of this process so far (all threads): on a loaded machine a steadier measure of the
@@ -79,6 +81,7 @@ poslab::TrainConfig trainConfig(const Options& o) {
   cfg.run.evalEvery = 0;
   cfg.run.evalLengths = {o.length};
   cfg.run.device = "cpu";
+  cfg.run.recomputeActivations = o.childRecompute;
   return cfg;
 }
 
@@ -137,12 +140,13 @@ struct ChildResult {
 };
 
 ChildResult runInChild(const std::string& self, const Options& o, const std::string& family,
-                       const std::string& path) {
+                       const std::string& path, bool recompute = false) {
   std::ostringstream cmd;
   cmd << self << " --child --family " << family << " --path " << path << " --T " << o.length
       << " --batch " << o.batch << " --d-model " << o.dModel << " --heads " << o.heads
       << " --layers " << o.layers << " --mlp " << o.mlp << " --steps " << o.steps << " --warmup "
       << o.warmup << " --ref-steps " << o.refSteps << " --ref-warmup " << o.refWarmup;
+  if (recompute) cmd << " --child-recompute";
   ChildResult r;
   FILE* f = popen(cmd.str().c_str(), "r");
   if (!f) return r;
@@ -176,6 +180,10 @@ int main(int argc, char** argv) {
   app.add_flag("--sdpa", o.sdpa,
                "also time at::scaled_dot_product_attention for the plain dot-product families "
                "(POSLAB_ATTENTION=sdpa; LibTorch 2.1+; other families run the fused path)");
+  app.add_flag("--recompute", o.recompute,
+               "also time the fused path with every block recomputed in the backward "
+               "(run.recompute_activations): its step time and peak memory");
+  app.add_flag("--child-recompute", o.childRecompute, "internal: the child's recomputation");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -205,6 +213,12 @@ int main(int argc, char** argv) {
                   ref.ok ? ref.cpu / fused.cpu : NAN, ref.ok ? ref.maxrssKb / 1024.0 : NAN,
                   fused.maxrssKb / 1024.0, 100.0 * flops / fused.seconds / (peakN * 1e9),
                   100.0 * flops / fused.cpu / (peak1 * 1e9));
+      if (o.recompute) {
+        const ChildResult r = runInChild(argv[0], o, family, "fused", /*recompute=*/true);
+        if (r.ok)
+          std::printf("%-22s recompute %9.3f s per step (%.2fx the fused path's time), %7.0f MB\n",
+                      "", r.seconds, r.seconds / fused.seconds, r.maxrssKb / 1024.0);
+      }
       if (o.sdpa) {
         const ChildResult sdpa = runInChild(argv[0], o, family, "sdpa");
         if (sdpa.ok)

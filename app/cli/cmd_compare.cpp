@@ -144,6 +144,7 @@ void addRunCommand(CLI::App& app) {
     long long evalData = -1;
     double positionLr = 0;
     std::string device;
+    bool recomputeActivations = false;
     std::string text;
     bool list = false;
     bool json = false;
@@ -164,6 +165,9 @@ void addRunCommand(CLI::App& app) {
       ->check(CLI::Range(0.001, 100000.0));
   cmd->add_option("--device", o->device, "override the preset's device (run.device)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  cmd->add_flag("--recompute-activations", o->recomputeActivations,
+                "recompute each block in the backward: lower peak memory, the same results "
+                "(run.recompute_activations)");
   cmd->add_option(
       "--text", o->text,
       "the text file of a byte-lm preset (task.text_file; byte-lm-paper: WikiText-103)");
@@ -187,6 +191,7 @@ void addRunCommand(CLI::App& app) {
     if (o->evalData >= 0) spec.base.run.evalData = static_cast<uint64_t>(o->evalData);
     if (o->positionLr > 0) spec.base.optim.positionLrScale = o->positionLr;
     if (!o->device.empty()) spec.base.run.device = o->device;
+    if (o->recomputeActivations) spec.base.run.recomputeActivations = true;
     if (!o->text.empty()) {
       if (!taskTakesText(spec.base.task.id))
         throw InvalidArgument("--text: preset " + o->preset + "'s task " + spec.base.task.id +

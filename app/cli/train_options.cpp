@@ -117,6 +117,9 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
                   "hold a position parameter fixed: gamma, eta, gates, orders, coefficients, "
                   "kappa, slope, delta");
   cmd->add_option("--device", o.device, "auto, cpu or cuda")->capture_default_str();
+  cmd->add_flag("--recompute-activations", o.recomputeActivations,
+                "recompute each block in the backward: lower peak memory, about a third more "
+                "compute per step (run.recompute_activations)");
   cmd->add_option("--config", o.configFile,
                   "start from a TrainConfig JSON (e.g. a run's config.json)");
   cmd->add_option("--architecture", o.architecture,
@@ -172,6 +175,7 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
     c.run.evalSequences = o.evalSequences;
     c.run.device = o.device;
   }
+  if (o.recomputeActivations) c.run.recomputeActivations = true;
   if (!o.pins.empty()) c.model.pinned = o.pins;
   if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
   c.validate();

@@ -33,8 +33,9 @@ struct TrainOptions {
   long long dModel = 64, heads = 4, layers = 2;
   std::vector<std::string> pins;
   std::string device = "auto";
-  std::string configFile;    // a TrainConfig JSON to start from
-  std::string architecture;  // train/architecture.h id applied after --config; empty: none
+  bool recomputeActivations = false;  // run.recompute_activations (also with --config)
+  std::string configFile;             // a TrainConfig JSON to start from
+  std::string architecture;           // train/architecture.h id applied after --config; empty: none
 };
 
 void addTrainOptions(CLI::App* cmd, TrainOptions& o);

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "model/recompute.h"
+
 namespace poslab {
 
 RMSNormImpl::RMSNormImpl(int64_t dim) {
@@ -174,7 +176,15 @@ torch::Tensor TinyTransformerImpl::forward(const torch::Tensor& tokens) {
   torch::Tensor pos =
       torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
   torch::Tensor x = embed->forward(tokens);
-  for (auto& b : blocks) x = b->forward(x, pos);
+  for (auto& b : blocks) {
+    if (recomputeBlocks && torch::GradMode::is_enabled()) {
+      x = recomputedInBackward(
+          [block = b.ptr(), pos](const at::Tensor& in) { return block->forward(in, pos); }, x,
+          b->parameters());
+    } else {
+      x = b->forward(x, pos);
+    }
+  }
   x = finalNorm.forward(x);
   if (head) return head->forward(x);
   // Tied: the embedding rows of the logits the model outputs.

@@ -77,6 +77,10 @@ struct TinyTransformerImpl : torch::nn::Module {
   // fused kernel's tile edge. The default comes from the environment: POSLAB_ATTENTION=reference
   // selects the reference path for every new model (benchmarks, checks).
   void useFusedAttention(bool fused, int64_t tile = kFusedAttentionTile);
+  // true: training forwards keep only each block's input and run the block again in the
+  // backward (model/recompute.h; RunConfig::recomputeActivations). Same values and gradients,
+  // one block's activations in memory at a time, about one more forward pass of compute.
+  bool recomputeBlocks = false;
   // Each layer's raw queries and keys (AttentionImpl::project of its normed input) on tokens
   // (B, T) int64: one {q, k} per layer, each (B, H, T, hs). Runs the blocks as forward() does.
   std::vector<std::pair<torch::Tensor, torch::Tensor>> layerQueriesKeys(

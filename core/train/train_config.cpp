@@ -63,6 +63,8 @@ const std::vector<JsonField<RunConfig>>& runFields() {
       {"device", &RunConfig::device, oneOf({"auto", "cpu", "cuda"}), "auto: CUDA if available"},
       {"eval_data", &RunConfig::evalData, anyValue(),
        "evaluation sequence set: 0 the usual, other values independent held-out sets"},
+      {"recompute_activations", &RunConfig::recomputeActivations, anyValue(),
+       "recompute each block in the backward: less memory, about a third more compute"},
   };
   return t;
 }

@@ -47,6 +47,10 @@ struct RunConfig {
   // value an independent, equally reproducible set (a results protocol's held-out evaluation).
   uint64_t evalData = 0;
   std::string device = "auto";  // "auto" (CUDA if available), "cpu", "cuda"
+  // Keep only each block's input during a training forward and run the block again in the
+  // backward (TinyTransformer::recomputeBlocks): the same values and gradients, peak memory of
+  // about one block's activations instead of every block's, about a third more compute per step.
+  bool recomputeActivations = false;
 };
 
 struct TrainConfig {

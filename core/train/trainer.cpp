@@ -176,6 +176,7 @@ void Trainer::State::build() {
     std::lock_guard<std::mutex> lock(torchGeneratorMutex());
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
+    model->recomputeBlocks = cfg.run.recomputeActivations;
     model->to(device);
   } catch (const c10::Error& e) {  // LibTorch's message names no field: say which one
     throw InvalidArgument(std::string("field 'model': LibTorch cannot build this model (") +

@@ -266,6 +266,12 @@ expect_error run-gpu-preset-on-cpu "evaluation at length 2048 with 1536 sequence
 json_has sector-final-query "$tmp/st.json" \
   "0 < d['results'][0]['eval'][0]['final_query_entropy'] <= __import__('math').log(15) + 1e-9 and 1 <= d['results'][0]['eval'][1]['final_query_support'] <= 31 and d['results'][0]['teacher_entropy'] > 0"
 json_has eval-data-config "$tmp/st/config.json" "d['run']['eval_data'] == 3"
+# --recompute-activations trains (past the fused kernel's tile of 128) and lands in the config.
+"$cli" train --task kernel-lm --family jordan-stabilized --steps 2 --train-length 140 \
+  --batch 2 --eval-lengths 140 --eval-sequences 2 --recompute-activations --out "$tmp/rc" \
+  --json > "$tmp/rc.json" 2>/dev/null
+json_has recompute-config "$tmp/rc/config.json" "d['run']['recompute_activations'] is True"
+json_has recompute-trains "$tmp/rc.json" "d['results'][0]['eval'][0]['loss'] > 0"
 expect_error probe-no-families "--families '' names no family" "$cli" probe --families ''
 expect_error compare-duplicate-family "--families lists 'rope' twice" \
   "$cli" compare "${tiny[@]}" --families rope,rope
