@@ -20,6 +20,7 @@
 #include "train/trainer_state.h"
 #include "util/error.h"
 #include "util/generator_lock.h"
+#include "util/threads.h"
 
 namespace poslab {
 
@@ -222,7 +223,10 @@ Trainer::Trainer(TrainConfig config) : s_(std::make_unique<State>()) {
   s_->build();
 }
 
-Trainer::~Trainer() = default;
+Trainer::~Trainer() {
+  s_.reset();
+  releaseFreedMemory();  // what the run's steps freed goes back to the system (util/threads.h)
+}
 
 long long Trainer::stepCount() const {
   return s_->step;

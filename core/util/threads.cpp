@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,6 +23,20 @@ void limitBlasThreads() {
     }
   }
 }
+
+// glibc returns freed memory at the top of its heap to the system once more than the trim
+// threshold is free, and serves blocks above the mmap threshold by fresh mappings; a training
+// step frees and allocates the same tens of megabytes of tensors each time, so both made the
+// kernel fault the same pages in again on every step (15 % of a kernel-LM paper step, mostly
+// page faults; docs/PERFORMANCE.md). Tensors up to 256 MB now come from the heap, and up to 1 GB
+// of freed heap is kept for the next step (measured: 3.6 -> 1.1 s of system time over four
+// steps, peak RSS +6 %); releaseFreedMemory() hands it back when a run ends.
+void keepFreedMemoryForReuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#endif
+}
 }  // namespace
 
 int configureThreads() {
@@ -32,8 +47,15 @@ int configureThreads() {
   }
   if (n < 1) n = 1;
   limitBlasThreads();
+  keepFreedMemoryForReuse();
   at::set_num_threads(n);
   return n;
+}
+
+void releaseFreedMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 int shareCoresBetweenProcesses(int processes) {

@@ -4,9 +4,13 @@
 
 namespace poslab {
 
-// Sets torch's intra-op threads to POSLAB_THREADS if set, else the hardware core count.
+// Sets torch's intra-op threads to POSLAB_THREADS if set, else the hardware core count, pins
+// OpenBLAS to one thread, and has glibc keep freed memory for reuse (threads.cpp says why).
 // Returns the count used.
 int configureThreads();
+
+// Returns the freed memory configureThreads() has glibc keep to the system (after a run ends).
+void releaseFreedMemory();
 
 // For `processes` PosLab processes started side by side on this machine (a distributed launch's
 // local ranks): the cores split between them, at least one thread each, unless POSLAB_THREADS is
