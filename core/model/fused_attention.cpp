@@ -5,7 +5,6 @@
 #include "model/fused_attention.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/custom_function.h>
 
@@ -16,6 +15,7 @@
 #include <stdexcept>
 
 #include "model/fused_attention_cuda.h"
+#include "util/parallel_for.h"
 #include "util/torch_compat.h"
 
 namespace poslab {
@@ -121,7 +121,7 @@ template <typename Body>
 void forBatchSlices(int64_t B, int64_t elementsPerBatch, const Body& body) {
   const int64_t slice =
       std::max<int64_t>(1, kSliceElements / std::max<int64_t>(1, elementsPerBatch));
-  at::parallel_for(0, B, /*grain_size=*/1, [&](int64_t begin, int64_t end) {
+  parallelFor(0, B, /*grain=*/1, [&](int64_t begin, int64_t end) {
     for (int64_t b0 = begin; b0 < end; b0 += slice) body(b0, std::min(slice, end - b0));
   });
 }

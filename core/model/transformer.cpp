@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "model/recompute.h"
+#include "model/threaded_linear.h"
 
 namespace poslab {
 
@@ -102,7 +103,7 @@ AttentionImpl::AttentionImpl(const ModelConfig& cfg, long long trainLength)
 
 std::array<torch::Tensor, 3> AttentionImpl::project(const torch::Tensor& x) {
   const int64_t B = x.size(0), T = x.size(1);
-  auto parts = qkv->forward(x).view({B, T, 3, heads, headSize}).permute({2, 0, 3, 1, 4});
+  auto parts = applyLinear(qkv, x).view({B, T, 3, heads, headSize}).permute({2, 0, 3, 1, 4});
   return {parts[0], parts[1], parts[2]};
 }
 
@@ -127,7 +128,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     y = y * keep;
     if (recordWeights) lastWeights = lastWeights * keep;
   }
-  return proj->forward(y.transpose(1, 2).reshape({B, T, C}));
+  return applyLinear(proj, y.transpose(1, 2).reshape({B, T, C}));
 }
 
 BlockImpl::BlockImpl(const ModelConfig& cfg, long long trainLength) {
@@ -142,7 +143,7 @@ BlockImpl::BlockImpl(const ModelConfig& cfg, long long trainLength) {
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& pos) {
   torch::Tensor h = x + attn->forward(norm1.forward(x), pos);
-  return h + fc2->forward(torch::gelu(fc1->forward(norm2.forward(h))));
+  return h + applyLinear(fc2, torch::gelu(applyLinear(fc1, norm2.forward(h))));
 }
 
 TinyTransformerImpl::TinyTransformerImpl(const ModelConfig& cfg, long long trainLength)
@@ -186,7 +187,7 @@ torch::Tensor TinyTransformerImpl::forward(const torch::Tensor& tokens) {
     }
   }
   x = finalNorm.forward(x);
-  if (head) return head->forward(x);
+  if (head) return applyLinear(head, x);
   // Tied: the embedding rows of the logits the model outputs.
   return torch::matmul(x, embed->weight.narrow(0, 0, outputLogits()).t());
 }
