@@ -118,7 +118,8 @@ double matmulPeak(int threads, int64_t n = 1024) {
   for (int rep = 0; rep < 5; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> workers;
-    for (int t = 1; t < threads; ++t) workers.emplace_back([&, t] { at::mm_out(c[t], a[t], b[t]); });
+    for (int t = 1; t < threads; ++t)
+      workers.emplace_back([&, t] { at::mm_out(c[t], a[t], b[t]); });
     at::mm_out(c[0], a[0], b[0]);
     for (auto& w : workers) w.join();
     best = std::min(best, secondsSince(t0));
