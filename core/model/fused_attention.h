@@ -4,7 +4,8 @@
 // only the output O and the row log-sum-exp are kept. Backward: every tile's logits and weights
 // are computed again (FlashAttention-2: dS = P * (dP - rowsum(dO * O))), so neither pass holds a
 // (T, T) tensor per batch and head; memory is O(T * tile). Work is spread over the batch on the
-// intra-op threads, each thread running its own single-threaded BLAS products.
+// intra-op threads (util/parallel_for.h; in a build with OpenMP, core/CMakeLists.txt), each
+// thread running its own single-threaded BLAS products.
 //
 // The positional structure enters per tile through the family's TrainedScore (trainable.h):
 //   factorized (fq, fk): the tile's scores are one product fq_tile . fk_tile^T; the gradients of

@@ -76,6 +76,7 @@ class ThreadedLinearFunction : public torch::autograd::Function<ThreadedLinearFu
 }  // namespace
 
 bool linearRunsThreaded(const at::Tensor& x, int64_t in, int64_t out) {
+  if (!parallelLoopsRunInParallel()) return false;  // the slices would run one after the other
   const int64_t rows = in > 0 ? x.numel() / in : 0;
   return x.device().is_cpu() && at::get_num_threads() > 1 &&
          rows * in * out >= kThreadedLinearMinMacs;

@@ -18,8 +18,9 @@ namespace poslab {
 // start-up would cost more than they save.
 constexpr int64_t kThreadedLinearMinMacs = int64_t{1} << 22;
 
-// True when threadedLinear splits the product for x (..., in) and a weight (out, in): more than
-// one intra-op thread, a CPU tensor and at least kThreadedLinearMinMacs multiply-adds.
+// True when threadedLinear splits the product for x (..., in) and a weight (out, in): a build
+// whose parallel loops run in parallel (OpenMP), more than one intra-op thread, a CPU tensor and
+// at least kThreadedLinearMinMacs multiply-adds.
 bool linearRunsThreaded(const at::Tensor& x, int64_t in, int64_t out);
 
 // y = x W^T + b over the threads (always, whatever the size: the caller decided).

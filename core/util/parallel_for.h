@@ -14,6 +14,10 @@
 
 namespace poslab {
 
+// True when core/ was compiled with OpenMP (core/CMakeLists.txt): only then do parallelFor's
+// chunks (and at::parallel_for's in core/) run on several threads; otherwise on the caller's.
+bool parallelLoopsRunInParallel();
+
 // body(begin, end) over [begin, end) in chunks of at least `grain` on the intra-op threads.
 template <typename Body>
 void parallelFor(int64_t begin, int64_t end, int64_t grain, const Body& body) {
