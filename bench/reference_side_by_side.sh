@@ -7,7 +7,8 @@
 #   --poincare DIR  a checkout of the PJ-RoPE paper's code (ybzhang-nxu/Poincare_Rope); runs its
 #                   experiments/synthetic_query_lm.py (embed 96, 4 heads, 2 layers, MLP 2x,
 #                   batch 96, T 96, sector "full", max order 3, recency_weak_jet attention teacher)
-#                   against `poslab-cli train --family pj-bias` on sector-teacher at those shapes.
+#                   against `poslab-cli train --family pj-bias` on sector-teacher at those shapes
+#                   (affine slope from the script's 0.4).
 #   --jordan DIR    a checkout of the Jordan-RoPE paper's code (ybzhang-nxu/jordan_rope); runs its
 #                   scripts/run_kernel_lm.py with configs/kernel_lm.yaml (d_model 128, 4 heads,
 #                   3 layers, MLP 2x, batch 24, T 1024, mixed_raw) for its methods rope and
@@ -54,7 +55,7 @@ while [[ $# -gt 0 ]]; do
     --kernel-lm-steps) value "$@"; count --kernel-lm-steps "$2" 2; klm_steps="$2"; shift 2 ;;
     --threads) value "$@"; count --threads "$2" 1; threads="$2"; shift 2 ;;
     --build-dir) value "$@"; build_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -92,11 +93,14 @@ export OPENBLAS_NUM_THREADS=1
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # A TrainConfig JSON: config family C H layers mlp norm task kernel options T head_dim batch lr wd
-# steps. Constant learning rate (no warm-up, min_lr_ratio 1) as the reference scripts.
+# steps [family_params, default {}]. Constant learning rate (no warm-up, min_lr_ratio 1) as the
+# reference scripts.
 poslab_config() {
-  local out="$tmp/$1.json"
+  local out="$tmp/$1.json" family_params="${17:-}"
+  [[ -n "$family_params" ]] || family_params='{}'
   cat >"$out" <<EOF
-{"model": {"family": "$2", "d_model": $3, "heads": $4, "layers": $5, "mlp_ratio": $6, "norm": "$7"},
+{"model": {"family": "$2", "d_model": $3, "heads": $4, "layers": $5, "mlp_ratio": $6, "norm": "$7",
+           "family_params": $family_params},
  "task": {"id": "$8", "kernel": "$9", "options": ${10}, "train_length": ${11}, "head_dim": ${12}},
  "optim": {"batch": ${13}, "lr": ${14}, "weight_decay": ${15}, "warmup": 0, "min_lr_ratio": 1.0},
  "run": {"steps": ${16}, "eval_lengths": [${11}], "eval_sequences": 1, "eval_every": 0,
@@ -132,8 +136,9 @@ echo "load before: $(load) ($cores cores)"
 C=96 H=4 layers=2 mlp=2 B=96 T=96
 if [[ -n "$pj_script" ]]; then
   echo "PJ query-LM: $pj_script"
+  # The affine slope starts at the script's --init-affine-slope 0.4 (PJ-bias alone: ln 2).
   cfg="$(poslab_config pj pj-bias $C $H $layers $mlp layer sector-teacher recency_weak_jet \
-         '{"teacher": 1}' $T $((C / H)) $B 0.003 0.0001 $((steps + 1)))"
+         '{"teacher": 1}' $T $((C / H)) $B 0.003 0.0001 $((steps + 1)) '{"slope": 0.4}')"
   poslab "pj-query-lm pj-bias" pj-bias "$cfg" "$steps" $((B * T))
   run "pj-query-lm pj-bias" reference $((B * T)) "$python" "$timing" reference "$threads" \
     "$pj_script" --steps "$steps" --device cpu --embed-dim $C --num-heads $H --layers $layers \
