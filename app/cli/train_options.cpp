@@ -7,6 +7,7 @@
 #include "encodings/params.h"
 #include "model/pin_check.h"
 #include "tasks/task.h"
+#include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "train/run_limits.h"
 #include "util/error.h"
@@ -70,7 +71,9 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
                   "indirect-indexing, kernel-lm, kv-retrieval, sector-teacher, byte-lm");
   cmd->add_option("--task-set", o.taskSets,
                   "task option NAME=VALUE (repeatable), e.g. alphabet=64");
-  cmd->add_option("--kernel", o.kernel, "kernel-lm target kernel / sector-teacher teacher name");
+  cmd->add_option("--kernel", o.kernel,
+                  "kernel-lm target kernel / sector-teacher teacher name (default: mixed_raw / "
+                  "recency_weak_jet)");
   cmd->add_option("--text", o.text, "byte-lm: a UTF-8 text file (default: the fortunes corpus)");
   cmd->add_option("--train-length", o.trainLength, "training sequence length T")
       ->check(integerIn(kMinTrainLength, kMaxTrainLength));
@@ -146,8 +149,8 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   }
   if (!o.kernel.empty())
     c.task.kernel = o.kernel;
-  else if (c.task.id == "sector-teacher" && o.configFile.empty())
-    c.task.kernel = "phase";
+  else if (o.configFile.empty() && !taskDefaultKernel(c.task.id).empty())
+    c.task.kernel = taskDefaultKernel(c.task.id);  // sector-teacher: recency_weak_jet
   if (!o.text.empty()) {
     if (!taskTakesText(c.task.id))
       throw InvalidArgument("--text is given but task " + c.task.id + " takes no text",

@@ -44,7 +44,8 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& c) {
     const auto teachers = sectorTeacherNames();
     const bool known = std::find(teachers.begin(), teachers.end(), c.kernel) != teachers.end();
     return {
-        {"omega", false, 0, HUGE_VAL, defaultTeacherOmega(known ? c.kernel : "phase", L), true,
+        {"omega", false, 0, HUGE_VAL,
+         defaultTeacherOmega(known ? c.kernel : taskDefaultKernel(c.id), L), true,
          "teacher frequency (rad per position); default 2 pi 17 / L (poslab- teachers: "
          "2 pi 4 / L)"},
         {"teacher", true, 0, 1, 1, false,
@@ -60,6 +61,12 @@ std::vector<std::string> taskKernelChoices(const std::string& taskId) {
   if (taskId == "kernel-lm") return lagKernelNames();
   if (taskId == "sector-teacher") return sectorTeacherNames();
   return {};
+}
+
+std::string taskDefaultKernel(const std::string& taskId) {
+  if (taskId == "kernel-lm") return "mixed_raw";
+  if (taskId == "sector-teacher") return "recency_weak_jet";
+  return "";
 }
 
 long long taskMinLength(const TaskConfig& config) {

@@ -30,6 +30,12 @@ std::vector<TaskOptionSpec> taskOptionSpecs(const TaskConfig& config);
 // for sector-teacher, empty for the tasks that do not use it.
 std::vector<std::string> taskKernelChoices(const std::string& taskId);
 
+// The kernel a task takes when none is named (the CLI without --kernel, the GUI on choosing the
+// task): kernel-lm's mixed_raw (TaskConfig's default, the paper's main kernel), sector-teacher's
+// recency_weak_jet (the PJ-RoPE reference's --target default); empty for the tasks that take no
+// kernel.
+std::string taskDefaultKernel(const std::string& taskId);
+
 // The shortest sequence the task `config` describes can generate, with its options (kv-retrieval:
 // 3 pairs + 3; indirect-indexing: 2 max_offset + 4), from the task itself, so that a form can keep
 // its train length within reach. 0 when the config makes no task (an unknown id, an option out of

@@ -260,9 +260,11 @@ expect_error run-gpu-preset-device "field 'config.run.device' = \"cuda\": this L
 expect_error run-gpu-preset-on-cpu "evaluation at length 2048 with 1536 sequences needs about .* over the budget of 2e+12 on a CPU" \
   timeout 20 "$cli" run --preset kv-retrieval-paper --device cpu
 # Sector teachers report the final query's attention spread (at most ln 15 over 15 keys) and the
-# teacher's; --eval-data lands in the run's config.
-"$cli" train --task sector-teacher --kernel recency_weak_jet --family pj-bias --steps 2 \
+# teacher's; --eval-data lands in the run's config. Without --kernel the teacher is the PJ-RoPE
+# reference's default target, recency_weak_jet.
+"$cli" train --task sector-teacher --family pj-bias --steps 2 \
   --train-length 16 --eval-lengths 16,32 --eval-data 3 --out "$tmp/st" --json > "$tmp/st.json" 2>/dev/null
+json_has sector-default-teacher "$tmp/st/config.json" "d['task']['kernel'] == 'recency_weak_jet'"
 json_has sector-final-query "$tmp/st.json" \
   "0 < d['results'][0]['eval'][0]['final_query_entropy'] <= __import__('math').log(15) + 1e-9 and 1 <= d['results'][0]['eval'][1]['final_query_support'] <= 31 and d['results'][0]['teacher_entropy'] > 0"
 json_has eval-data-config "$tmp/st/config.json" "d['run']['eval_data'] == 3"

@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -192,6 +193,18 @@ TEST(TaskOptionSpecs, DefaultsAndRangesAgreeWithTheTasks) {
   }
   EXPECT_EQ(taskKernelChoices("sector-teacher").front(), "phase");
   EXPECT_EQ(taskKernelChoices("kernel-lm").front(), "mixed_raw");
+  // The default kernel (CLI without --kernel, the GUI on choosing the task) is not the first
+  // choice for sector-teacher: it is the PJ-RoPE reference's --target default, recency_weak_jet.
+  EXPECT_EQ(taskDefaultKernel("sector-teacher"), "recency_weak_jet");
+  EXPECT_EQ(taskDefaultKernel("kernel-lm"), "mixed_raw");
+  for (const std::string& id : taskIds()) {
+    const auto choices = taskKernelChoices(id);
+    const std::string kernel = taskDefaultKernel(id);
+    if (choices.empty())
+      EXPECT_EQ(kernel, "") << id;
+    else
+      EXPECT_NE(std::find(choices.begin(), choices.end(), kernel), choices.end()) << id;
+  }
   TaskConfig unknown;
   unknown.id = "no-such-task";
   EXPECT_TRUE(taskOptionSpecs(unknown).empty());

@@ -101,7 +101,8 @@ class TestTrainingForm : public QObject {
     QCOMPARE(back.base.task.options.at("stochastic"), 1.0);
     QVERIFY(!back.base.task.options.count("alphabet"));
     panel.findChild<QComboBox*>("task")->setCurrentText("sector-teacher");
-    QCOMPARE(panel.findChild<QComboBox*>("taskKernel")->currentText(), QString("phase"));
+    // The PJ-RoPE reference's default target, not the first teacher of the list (phase).
+    QCOMPARE(panel.findChild<QComboBox*>("taskKernel")->currentText(), QString("recency_weak_jet"));
     QVERIFY(panel.findChild<QCheckBox*>("option_teacher"));
     panel.findChild<QComboBox*>("task")->setCurrentText("byte-lm");
     QVERIFY(panel.findChild<QLineEdit*>("textFile"));

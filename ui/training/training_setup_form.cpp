@@ -259,8 +259,8 @@ poslab::TaskConfig TrainingSetupForm::shownTask(const std::string& id) const {
     t = setupTask_;
   } else {
     t.id = id;
-    const auto kernels = taskKernelChoices(id);
-    if (!kernels.empty()) t.kernel = kernels.front();  // mixed_raw / phase, as the CLI
+    const std::string kernel = taskDefaultKernel(id);  // mixed_raw / recency_weak_jet, as the CLI
+    if (!kernel.empty()) t.kernel = kernel;
   }
   t.trainLength = trainLength_->value();
   t.headDim = modelHeadDim();  // as the trainer does: kernel-lm's omega follows the head size
