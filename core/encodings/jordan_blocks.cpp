@@ -8,11 +8,19 @@
 #include <functional>
 #include <sstream>
 
+#include "encodings/jordan_block_parts.h"
 #include "util/error.h"
 
 namespace poslab {
 
 namespace {
+
+using jordan_parts::complexMul;
+using jordan_parts::factorial;
+using jordan_parts::perHead;
+using jordan_parts::requireHeads;
+using jordan_parts::rotateUnit;
+using jordan_parts::splitGroup;
 
 at::Tensor doubles(const std::vector<double>& v) {
   return at::tensor(v, at::TensorOptions().dtype(at::kDouble));
@@ -24,11 +32,6 @@ at::Tensor positionShearTime(const JordanGroup& g, const at::Tensor& p) {  // p 
   return p;
 }
 
-// A per-block coefficient as (Hg, nb): Hg = 1 when shared by every head, else one row per head.
-at::Tensor perHead(const at::Tensor& t) {
-  return t.dim() == 1 ? t.unsqueeze(0) : t;
-}
-
 // The jet mix's c_r as (Hg, nb) each, r < m (jordan_blocks.h).
 std::vector<at::Tensor> jetColumns(const JordanGroup& g, const at::Device& device) {
   std::vector<at::Tensor> c;
@@ -36,41 +39,9 @@ std::vector<at::Tensor> jetColumns(const JordanGroup& g, const at::Device& devic
   return c;
 }
 
-// Throws unless the group's per-head tensors fit q's H heads.
-void requireHeads(const JordanGroup& g, int64_t heads) {
-  for (const at::Tensor* t : {&g.gamma, &g.shear}) {
-    if (t->dim() == 2 && t->size(0) != heads && t->size(0) != 1) {
-      throw InvalidArgument("a Jordan group holds " + std::to_string(t->size(0)) +
-                            " heads of decay or shear but the attention has " +
-                            std::to_string(heads));
-    }
-  }
-}
-
-// Complex multiply of (re, im) by (c, s), broadcasting.
-void complexMul(at::Tensor& re, at::Tensor& im, const at::Tensor& c, const at::Tensor& s) {
-  at::Tensor r = re * c - im * s;
-  im = re * s + im * c;
-  re = r;
-}
-
-// Splits x's group dims into (re, im), each (B, H, T, nb, m).
-std::pair<at::Tensor, at::Tensor> splitGroup(const JordanGroup& g, const at::Tensor& x) {
-  auto sizes = x.sizes();
-  at::Tensor v = x.narrow(-1, g.offset, g.dims())
-                     .reshape({sizes[0], sizes[1], sizes[2], g.blocks, g.order, 2});
-  return {v.select(-1, 0), v.select(-1, 1)};
-}
-
 at::Tensor joinGroup(const at::Tensor& re, const at::Tensor& im) {  // -> (B, H, T, nb*m*2)
   at::Tensor v = at::stack({re, im}, -1);
   return v.flatten(3);
-}
-
-double factorial(long long r) {
-  double f = 1;
-  for (long long n = 2; n <= r; ++n) f *= static_cast<double>(n);
-  return f;
 }
 
 // One side of the factorized transform. query: G(p)^H x, else G(-p) x.
@@ -156,19 +127,6 @@ at::Tensor applyLayout(const JordanLayout& layout, const at::Tensor& x, const at
     out.narrow(-1, g.offset, g.dims()).copy_(transformSide(g, x, pos, query));
   }
   return out;
-}
-
-// Rotates every component of the group by the unit phase e^(-i omega p): (re, im) (B,H,T,nb,m).
-std::pair<at::Tensor, at::Tensor> rotateUnit(const JordanGroup& g, const at::Tensor& x,
-                                             const at::Tensor& pos) {
-  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);
-  at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);  // (T, nb)
-  auto asFactor = [&](const at::Tensor& t) {
-    return t.to(x.device()).to(x.scalar_type()).unsqueeze(0).unsqueeze(0).unsqueeze(-1);
-  };
-  auto [re, im] = splitGroup(g, x);
-  complexMul(re, im, asFactor(phase.cos()), asFactor(phase.sin()));
-  return {re, im};
 }
 
 // Largest |exponent| the separable decay may put on one side: e^(+-bound) and the product of the

@@ -79,6 +79,16 @@ at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, c
                               const at::Tensor& qPos, const at::Tensor& kPos,
                               DirectScoring how = DirectScoring::Auto);
 
+// The direct form as lag-weighted products (trainable.h, MATH 2.6), for the fused kernel: per
+// group and order r >= 1 one term with fq = q's components l < m - r turned by the unit phase
+// e^(-i omega p) and multiplied by a_b^r, fk = k's components l + r turned likewise, decay = the
+// blocks' gamma and lag w(d) = t(d)^r / r! (t = d or tau(d)); every order-0 product and the dims
+// outside every group in one term without lag weight. q, k (B, H, T, D), pos (T) int64
+// consecutive. Empty when a group has no lag function: a jet mix, or an absolute shear time of
+// order > 1 (those keep jordanDirectScores).
+std::vector<LagWeightedTerm> jordanLagWeightedTerms(const JordanLayout& layout, const at::Tensor& q,
+                                                    const at::Tensor& k, const at::Tensor& pos);
+
 PrecisionReport jordanPrecision(const JordanLayout& layout, long long maxPos, bool float32);
 
 // Kernel view of one block (float64): for r < order, t(d)^r e^(-gamma d) cos(omega d) and the same

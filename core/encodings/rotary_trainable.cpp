@@ -103,6 +103,7 @@ class RotaryForm : public TrainableForm {
       return jordanDirectScores(layout, qs.narrow(2, q0, qn), k.narrow(2, k0, kn),
                                 pos.narrow(0, q0, qn), pos.narrow(0, k0, kn));
     };
+    out.lagTerms = [layout, qs, k, pos] { return jordanLagWeightedTerms(layout, qs, k, pos); };
     return out;
   }
 

@@ -37,6 +37,16 @@ using BlockScorer = std::function<at::Tensor(int64_t q0, int64_t qn, int64_t k0,
 using BiasFn =
     std::function<at::Tensor(const at::Tensor& qPos, const at::Tensor& kPos, at::ScalarType dtype)>;
 
+// One term of a direct form that is a lag-weighted product (MATH 2.6):
+//     s(i, j) += w(i - j) * sum_f fq[i, f] fk[j, f] e^(-decay_f (i - j)),       i >= j.
+// The fused kernel (model/fused_attention.h) splits each decay between its tiles, so that the
+// term is a product per tile instead of a re-run of the direct form.
+struct LagWeightedTerm {
+  at::Tensor fq, fk;  // (B, H, T, F): the query and key features without their decay
+  at::Tensor decay;   // (Hg, F) float64, >= 0, per feature (Hg = 1 or H); undefined: none
+  at::Tensor lag;     // (T) float64 w(d) for d = 0 .. T - 1, positions consecutive; undefined: 1
+};
+
 // What one forward needs from the family; blockScorer turns it into logits.
 struct TrainedScore {
   // Factorized form: s = fq . fk, both (B, H, T, F) over all positions. Undefined: direct form.
@@ -44,6 +54,10 @@ struct TrainedScore {
   // Direct form: s for query rows [q0, q0 + qn) and key columns [k0, k0 + kn), (B, H, qn, kn),
   // 0 where j > i. Set when fq is undefined.
   std::function<at::Tensor(int64_t q0, int64_t qn, int64_t k0, int64_t kn)> direct;
+  // The same direct form as a sum of lag-weighted products, built on demand (the fused kernel's
+  // fast path). Unset, or returning none: the family has no such form (a jet mix, an absolute
+  // shear time), only `direct`.
+  std::function<std::vector<LagWeightedTerm>()> lagTerms;
   BiasFn bias;
 };
 

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "model/fused_attention_cuda.h"
+#include "model/tile_terms.h"
 #include "util/parallel_for.h"
 #include "util/torch_compat.h"
 
@@ -57,9 +58,10 @@ struct TileExtra {
 struct Plan : torch::CustomClassHolder {
   TrainedScore score;
   double scale = 1.0;
-  at::Tensor pos;   // (T) int64
-  at::Tensor a, b;  // factorized: fq * scale, fk (B, H, T, F); direct: q, k (B, H, T, hs)
-  at::Tensor v;     // (B, H, T, hs)
+  at::Tensor pos;               // (T) int64
+  std::vector<TileTerm> terms;  // the products of the tiles' logits (tile_terms.h); empty: direct
+  at::Tensor a, b;              // direct form: q, k (B, H, T, hs); else undefined
+  at::Tensor v;                 // (B, H, T, hs)
   std::vector<at::Tensor> params;  // position parameters that require grad
   int64_t tile = kFusedAttentionTile;
   at::Tensor out;  // O (B, H, T, hs), detached from the graph
@@ -71,7 +73,9 @@ struct Plan : torch::CustomClassHolder {
   at::Tensor singleTileBuilt;
   TileExtra singleTile;
 
-  bool factorized() const { return !score.direct; }
+  // The tiles' scores are the terms' products (the factorized form, or a lag-weighted direct
+  // form); else the direct form is evaluated per tile.
+  bool factorized() const { return !terms.empty(); }
   int64_t length() const { return v.size(2); }
 };
 
@@ -104,9 +108,15 @@ at::Tensor tileLogits(const Plan& p, const TileExtra& e, const TileRange& t, int
                       int64_t bn) {
   at::Tensor s;
   if (p.factorized()) {
-    at::Tensor aq = p.a.narrow(0, b0, bn).narrow(2, t.q0, t.qn);  // (bn, H, qn, F)
-    at::Tensor bk = p.b.narrow(0, b0, bn).narrow(2, t.k0, t.kn);  // (bn, H, kn, F)
-    s = at::matmul(aq, bk.transpose(-1, -2));
+    const int64_t m = (t.q0 - t.k0) / p.tile;  // the tiles' distance in tiles
+    for (const TileTerm& term : p.terms) {
+      at::Tensor aq = term.a.narrow(0, b0, bn).narrow(2, t.q0, t.qn);  // (bn, H, qn, F)
+      at::Tensor bk = term.b.narrow(0, b0, bn).narrow(2, t.k0, t.kn);  // (bn, H, kn, F)
+      if (term.scale.defined()) aq = aq * term.scale.select(0, m);     // (Hs, 1, F)
+      at::Tensor st = at::matmul(aq, bk.transpose(-1, -2));
+      if (term.lag.defined()) st.mul_(term.lag.select(0, m).narrow(0, 0, t.qn).narrow(1, 0, t.kn));
+      s = s.defined() ? s.add_(st) : st;
+    }
     if (e.bias.defined()) s.add_(e.bias.unsqueeze(0));
   } else {
     s = e.direct.narrow(0, b0, bn);
@@ -182,31 +192,83 @@ void accumulateGrad(const variable_list& outputs, const variable_list& gradOutpu
   }
 }
 
-// The backward pass. Returns the gradients of (a, b, v, params...); undefined where none.
+// The autograd function's inputs, in order: v; the direct form's q and k, or each term's a, b
+// and (where defined) scale; then the position parameters. The backward returns the gradients
+// in this order.
+std::vector<at::Tensor> functionInputs(const Plan& p) {
+  std::vector<at::Tensor> in = {p.v};
+  if (!p.factorized()) {
+    in.push_back(p.a);
+    in.push_back(p.b);
+  }
+  for (const TileTerm& term : p.terms) {
+    in.push_back(term.a);
+    in.push_back(term.b);
+    if (term.scale.defined()) in.push_back(term.scale);
+  }
+  in.insert(in.end(), p.params.begin(), p.params.end());
+  return in;
+}
+
+// Gradient accumulators of one term: da, db like a and b; dscale per batch element and tile
+// distance, (B, nTiles, H, F) (a thread writes only its own batch elements), summed at the end.
+struct TermGrads {
+  at::Tensor da, db, dscale;
+};
+
+// One term's share of the tile's backward for batch elements [b0, b0 + bn): ds (bn H, qn, kn)
+// the gradient of the tile's logits.
+void termBackward(const Plan& p, const TileTerm& term, TermGrads& g, const TileRange& t, int64_t b0,
+                  int64_t bn, const at::Tensor& ds) {
+  const int64_t H = p.v.size(1), m = (t.q0 - t.k0) / p.tile;
+  at::Tensor gs = term.lag.defined()
+                      ? ds * term.lag.select(0, m).narrow(0, 0, t.qn).narrow(1, 0, t.kn)
+                      : ds;                                              // (bn H, qn, kn)
+  at::Tensor aq = flat(term.a.narrow(0, b0, bn).narrow(2, t.q0, t.qn));  // (bn H, qn, F)
+  at::Tensor bk = flat(term.b.narrow(0, b0, bn).narrow(2, t.k0, t.kn));  // (bn H, kn, F)
+  at::Tensor da = flatView(g.da.narrow(0, b0, bn).narrow(2, t.q0, t.qn));
+  at::Tensor db = flatView(g.db.narrow(0, b0, bn).narrow(2, t.k0, t.kn));
+  if (!term.scale.defined()) {
+    da.baddbmm_(gs, bk);
+    db.baddbmm_(gs.transpose(1, 2), aq);
+    return;
+  }
+  const int64_t F = aq.size(2);
+  at::Tensor sc = term.scale.select(0, m).expand({bn, H, 1, F}).reshape({bn * H, 1, F});
+  at::Tensor ga = at::bmm(gs, bk);  // d logits / d (a * scale), (bn H, qn, F)
+  da.add_(ga * sc);
+  db.baddbmm_(gs.transpose(1, 2), aq * sc);
+  g.dscale.narrow(0, b0, bn).select(1, m).add_((ga * aq).sum(1).view({bn, H, F}));
+}
+
+// The backward pass: the gradients of functionInputs(p), undefined where none.
 variable_list backwardTiles(const Plan& p, const at::Tensor& gradOut) {
   const int64_t B = p.v.size(0), H = p.v.size(1), T = p.length();
   at::Tensor dO = gradOut.contiguous();      // (B, H, T, hs)
   at::Tensor rowDot = (dO * p.out).sum(-1);  // (B, H, T): rowsum(dO * O)
   at::Tensor dV = at::zeros_like(p.v);
-  at::Tensor dA, dB;
-  if (p.factorized()) {
-    dA = at::zeros_like(p.a);
-    dB = at::zeros_like(p.b);
+  std::vector<TermGrads> termGrads;
+  for (const TileTerm& term : p.terms) {
+    TermGrads g{at::zeros_like(term.a), at::zeros_like(term.b), at::Tensor()};
+    if (term.scale.defined())
+      g.dscale = at::zeros({B, term.scale.size(0), H, term.a.size(3)}, term.a.options());
+    termGrads.push_back(g);
   }
+  const std::vector<at::Tensor> inputs = functionInputs(p);
+  const size_t firstParam = inputs.size() - p.params.size();
   // Autograd inputs of the re-run tiles: q and k (direct form) and the position parameters.
   variable_list graphInputs, graphSums;
-  std::vector<int> graphSlot;  // where each graph input's gradient goes in the result
-  const size_t nIn = 3 + p.params.size();
-  auto addInput = [&](const at::Tensor& t, int slot) {
+  std::vector<size_t> graphSlot;  // where each graph input's gradient goes in the result
+  auto addInput = [&](const at::Tensor& t, size_t slot) {
     if (!t.requires_grad()) return;
     graphInputs.push_back(t);
     graphSlot.push_back(slot);
   };
   if (!p.factorized()) {
-    addInput(p.a, 0);
-    addInput(p.b, 1);
+    addInput(p.a, 1);
+    addInput(p.b, 2);
   }
-  for (size_t i = 0; i < p.params.size(); ++i) addInput(p.params[i], static_cast<int>(3 + i));
+  for (size_t i = 0; i < p.params.size(); ++i) addInput(p.params[i], firstParam + i);
   graphSums.resize(graphInputs.size());
   const bool needGraph = p.needsGraph && !graphInputs.empty();
 
@@ -228,12 +290,8 @@ variable_list backwardTiles(const Plan& p, const at::Tensor& gradOut) {
         flatView(dV.narrow(0, b0, bn).narrow(2, t.k0, t.kn)).baddbmm_(w.transpose(1, 2), dOi);
         at::Tensor ds = at::bmm(dOi, vj.transpose(1, 2));  // dP (bn H, qn, kn)
         ds.sub_(flat(rowDot.narrow(0, b0, bn).narrow(2, t.q0, t.qn).unsqueeze(-1))).mul_(w);
-        if (p.factorized()) {
-          flatView(dA.narrow(0, b0, bn).narrow(2, t.q0, t.qn))
-              .baddbmm_(ds, flat(p.b.narrow(0, b0, bn).narrow(2, t.k0, t.kn)));
-          flatView(dB.narrow(0, b0, bn).narrow(2, t.k0, t.kn))
-              .baddbmm_(ds.transpose(1, 2), flat(p.a.narrow(0, b0, bn).narrow(2, t.q0, t.qn)));
-        }
+        for (size_t n = 0; n < p.terms.size(); ++n)
+          termBackward(p, p.terms[n], termGrads[n], t, b0, bn, ds);
         if (keepDs) flatView(dS.narrow(0, b0, bn)).copy_(ds);
       });
       if (!keepDs) continue;
@@ -242,21 +300,28 @@ variable_list backwardTiles(const Plan& p, const at::Tensor& gradOut) {
     }
     accumulateGrad(rowOutputs, rowGrads, graphInputs, graphSums);
   }
-  variable_list grads(nIn);
-  grads[0] = dA;
-  grads[1] = dB;
-  grads[2] = dV;
+  variable_list grads(inputs.size());
+  grads[0] = dV;
+  size_t slot = p.factorized() ? 1 : 3;
+  for (size_t n = 0; n < p.terms.size(); ++n) {
+    grads[slot++] = termGrads[n].da;
+    grads[slot++] = termGrads[n].db;
+    if (!p.terms[n].scale.defined()) continue;
+    at::Tensor dscale = termGrads[n].dscale.sum(0).unsqueeze(2);  // (nTiles, H, 1, F)
+    if (p.terms[n].scale.size(1) == 1) dscale = dscale.sum(1, /*keepdim=*/true);
+    grads[slot++] = dscale;
+  }
   for (size_t i = 0; i < graphInputs.size(); ++i) {
-    at::Tensor& slot = grads[graphSlot[i]];
+    at::Tensor& g = grads[graphSlot[i]];
     if (!graphSums[i].defined()) continue;
-    slot = slot.defined() ? slot + graphSums[i] : graphSums[i];
+    g = g.defined() ? g + graphSums[i] : graphSums[i];
   }
   return grads;
 }
 
 class FusedAttentionFunction : public torch::autograd::Function<FusedAttentionFunction> {
  public:
-  // inputs: a, b, v, params... (see Plan); returns O (B, H, T, hs).
+  // inputs: functionInputs(*plan); returns O (B, H, T, hs).
   static at::Tensor forward(AutogradContext* ctx, at::TensorList inputs,
                             const c10::intrusive_ptr<Plan>& plan) {
     forwardTiles(*plan);
@@ -283,6 +348,17 @@ bool sdpaRequested() {
     return compat::kHasScaledDotProductAttention && env && std::strcmp(env, "sdpa") == 0;
   }();
   return on;
+}
+
+// POSLAB_ATTENTION=fused-direct (read once): the kernel ignores the lag-weighted form and runs
+// the per-tile direct form, as before it existed, to compare the two in one run
+// (bench/bench_fused_attention.cpp --direct-tiles).
+bool lagTilesDisabled() {
+  static const bool off = [] {
+    const char* env = std::getenv("POSLAB_ATTENTION");
+    return env && std::strcmp(env, "fused-direct") == 0;
+  }();
+  return off;
 }
 
 // True when the family adds a bias at these positions (a one-element probe, no host read).
@@ -329,8 +405,19 @@ at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const a
   plan->tile = tile;
   plan->v = v.contiguous();
   if (score.fq.defined()) {
-    plan->a = (scale == 1.0 ? score.fq : score.fq * scale).contiguous();
-    plan->b = score.fk.contiguous();
+    plan->terms.push_back({(scale == 1.0 ? score.fq : score.fq * scale).contiguous(),
+                           score.fk.contiguous(), at::Tensor(), at::Tensor()});
+  } else if (score.lagTerms && !lagTilesDisabled()) {
+    // A direct form with lag-weighted products runs as products per tile (tile_terms.h).
+    TiledTerms tiled = tileLagTerms(score.lagTerms(), scale, pos, v.scalar_type(), tile);
+    for (TileTerm& term : tiled.terms) {
+      term.a = term.a.contiguous();
+      term.b = term.b.contiguous();
+      plan->terms.push_back(std::move(term));
+    }
+    if (!tiled.terms.empty()) plan->tile = tiled.tile;
+  }
+  if (plan->factorized()) {
     plan->score.direct = nullptr;
   } else {
     plan->a = q;
@@ -341,8 +428,7 @@ at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const a
     for (const at::Tensor& t : params)
       if (t.requires_grad()) plan->params.push_back(t);
 
-  std::vector<at::Tensor> inputs = {plan->a, plan->b, plan->v};
-  inputs.insert(inputs.end(), plan->params.begin(), plan->params.end());
+  const std::vector<at::Tensor> inputs = functionInputs(*plan);
   bool anyGrad = false;
   for (const at::Tensor& t : inputs) anyGrad = anyGrad || t.requires_grad();
   if (!at::GradMode::is_enabled() || !anyGrad) {

@@ -14,9 +14,15 @@
 //   bias (qPos, kPos) -> (H, qn, kn): added per tile; when it depends on learned parameters, the
 //     backward evaluates the tile's bias again under autograd and calls torch::autograd::grad
 //     with sum_b dS as its gradient;
-//   direct (q0, qn, k0, kn) -> (B, H, qn, kn): the backward evaluates the tile's scores again
-//     under autograd and back-propagates dS into q, k and the position parameters, one query
-//     tile row at a time.
+//   lag-weighted direct form (TrainedScore::lagTerms): each term is a product per tile with a
+//     per-feature scale and a lag weight that depend only on the tiles' distance
+//     (model/tile_terms.h); the backward is written by hand, as for the factorized form, and
+//     autograd carries the terms' gradients on to q, k and the decay. The relative-shear Jordan
+//     families and every rotary family forced into its direct form take this path;
+//   direct (q0, qn, k0, kn) -> (B, H, qn, kn), for what has no lag-weighted form (the jet mix,
+//     the absolute shear, a decay too fast for a tile of 16): the backward evaluates the tile's
+//     scores again under autograd and back-propagates dS into q, k and the position
+//     parameters, one query tile row at a time.
 // The slow reference is causalAttention (transformer.h) on the family's BlockScorer.
 #pragma once
 
