@@ -48,6 +48,9 @@ struct Options {
   bool skipReference = false;
   bool sdpa = false;  // also time POSLAB_ATTENTION=sdpa (LibTorch 2.1+: plain dot-product families)
   bool recompute = false;  // also time the fused path with run.recompute_activations
+  // Also time the fused kernel with the per-tile direct form instead of its lag-weighted form
+  // (POSLAB_ATTENTION=fused-direct): the direct-form families' path before 2026-12-04.
+  bool directTiles = false;
   // Child mode: one (family, path) configuration, printed as "seconds_per_step maxrss_kb".
   bool child = false;
   std::string family = "rope", path = "fused";
@@ -89,7 +92,8 @@ int runChild(const Options& o) {
   setenv("POSLAB_ATTENTION", o.path.c_str(), 1);
   poslab::configureThreads();
   poslab::Trainer trainer(trainConfig(o));
-  const bool ref = o.path == "reference";  // "fused", "sdpa" (fused.cpp's option) or "reference"
+  // "fused", "sdpa" or "fused-direct" (fused_attention.cpp's options) or "reference"
+  const bool ref = o.path == "reference";
   for (long long i = 0; i < (ref ? o.refWarmup : o.warmup); ++i) trainer.step();
   const long long steps = ref ? o.refSteps : o.steps;
   const auto t0 = std::chrono::steady_clock::now();
@@ -180,13 +184,16 @@ int main(int argc, char** argv) {
   app.add_flag("--child", o.child, "internal: run one configuration");
   app.add_option("--family", o.family, "internal: the child's family");
   app.add_option("--path", o.path, "internal: the child's path (fused or reference)")
-      ->check(CLI::IsMember({"fused", "reference"}));
+      ->check(CLI::IsMember({"fused", "reference", "sdpa", "fused-direct"}));
   app.add_flag("--sdpa", o.sdpa,
                "also time at::scaled_dot_product_attention for the plain dot-product families "
                "(POSLAB_ATTENTION=sdpa; LibTorch 2.1+; other families run the fused path)");
   app.add_flag("--recompute", o.recompute,
                "also time the fused path with every block recomputed in the backward "
                "(run.recompute_activations): its step time and peak memory");
+  app.add_flag("--direct-tiles", o.directTiles,
+               "also time the fused kernel on the per-tile direct form (POSLAB_ATTENTION="
+               "fused-direct; the lag-weighted form off)");
   app.add_flag("--child-recompute", o.childRecompute, "internal: the child's recomputation");
   CLI11_PARSE(app, argc, argv);
 
@@ -222,6 +229,14 @@ int main(int argc, char** argv) {
         if (r.ok)
           std::printf("%-22s recompute %9.3f s per step (%.2fx the fused path's time), %7.0f MB\n",
                       "", r.seconds, r.seconds / fused.seconds, r.maxrssKb / 1024.0);
+      }
+      if (o.directTiles) {
+        const ChildResult direct = runInChild(argv[0], o, family, "fused-direct");
+        if (direct.ok)
+          std::printf(
+              "%-22s per-tile direct form %9.3f s per step (%.2fx the fused path's time),"
+              " %7.0f MB\n",
+              "", direct.seconds, direct.seconds / fused.seconds, direct.maxrssKb / 1024.0);
       }
       if (o.sdpa) {
         const ChildResult sdpa = runInChild(argv[0], o, family, "sdpa");
