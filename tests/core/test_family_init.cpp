@@ -134,6 +134,55 @@ TEST(FamilyInit, JordanRopeIsTheReferenceTrainableForm) {
   expectEtaCap(b, 0.1, "jordan-stabilized-abs");
 }
 
+// The reference's jordan_raw_tau is PosLab's jordan-exact: JordanRoPE's learnables with the raw
+// shear time i - j (linear, so it keeps the group law) and RoPE's schedule.
+TEST(FamilyInit, JordanExactIsJordanRopeWithTheRawShearTime) {
+  constexpr long long H = 2, D = 16, L = 40;
+  Built b = build("jordan-exact", H, D, L);
+  expectReferenceGammaEta(b, H, D / 4, "jordan-exact");
+  const JordanLayout& layout = layoutOf(b);
+  ASSERT_EQ(layout.groups.size(), 1u);
+  EXPECT_EQ(layout.groups[0].order, 2);
+  EXPECT_EQ(layout.groups[0].kind, ShearKind::Linear);
+  expectOmega(layout.groups[0], ropeSchedule(D / 4, D, 10000), "jordan-exact");
+  expectEtaCap(b, 0.1, "jordan-exact");
+}
+
+// PosLab's relative-shear variant (not in the reference's method lists): the same learnables as
+// JordanRoPE, with the saturating relative shear time tau(d) = d / (1 + d/L) at L = the training
+// length.
+TEST(FamilyInit, RelativeStabilizedJordanHasJordanRopesLearnables) {
+  constexpr long long H = 3, D = 8, L = 48;
+  Built b = build("jordan-stabilized", H, D, L);
+  expectReferenceGammaEta(b, H, D / 4, "jordan-stabilized");
+  const JordanLayout& layout = layoutOf(b);
+  ASSERT_EQ(layout.groups.size(), 1u);
+  EXPECT_EQ(layout.groups[0].kind, ShearKind::Saturating);
+  EXPECT_EQ(layout.groups[0].L, L);
+  expectOmega(layout.groups[0], ropeSchedule(D / 4, D, 10000), "jordan-stabilized");
+  expectEtaCap(b, 0.1, "jordan-stabilized");
+}
+
+// PoPE-pytorch's PoPE: the key phase bias is a (heads, dim) parameter of zeros, used clamped to
+// [-2 pi, 0].
+TEST(FamilyInit, PopeStartsItsPhaseBiasAtZeroPerHeadAndComponent) {
+  constexpr long long H = 3, D = 8;
+  Built b = build("pope", H, D, 32);
+  expectShape(b.params.at("delta"), {H, D}, "delta");
+  expectAll(b.params.at("delta"), 0.0, 0.0, "delta");
+  auto meanDelta = [&](double raw) {
+    {
+      torch::NoGradGuard guard;
+      b.module->named_parameters(false)["delta"].fill_(raw);
+    }
+    const auto snap = b.module->snapshot();
+    return snap.at("delta_mean");
+  };
+  for (double d : meanDelta(1.0)) EXPECT_EQ(d, 0.0) << "clamped at 0";
+  for (double d : meanDelta(-10.0)) EXPECT_NEAR(d, -2 * M_PI, 1e-6) << "clamped at -2 pi";
+  for (double d : meanDelta(-1.5)) EXPECT_NEAR(d, -1.5, 1e-6) << "inside the range";
+}
+
 // The reference's real_jordan: JordanRoPE with force_zero_omega, the same learnables.
 TEST(FamilyInit, RealJordanIsJordanRopeWithoutRotation) {
   constexpr long long H = 2, D = 16, L = 48;
