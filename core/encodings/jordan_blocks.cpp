@@ -44,20 +44,28 @@ at::Tensor joinGroup(const at::Tensor& re, const at::Tensor& im) {  // -> (B, H,
   return v.flatten(3);
 }
 
-// One side of the factorized transform. query: G(p)^H x, else G(-p) x.
-at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Tensor& pos,
-                         bool query) {
-  const auto dtype = x.scalar_type();
-  requireHeads(g, x.size(1));
+// The scalar factor of one side, e^(-+gamma p) e^(-i omega p) as (cos, sin) parts, each
+// (1, Hg, T, nb, 1) in dtype on device. query: e^(-gamma p), else e^(gamma p).
+std::pair<at::Tensor, at::Tensor> sideFactors(const JordanGroup& g, const at::Tensor& pos,
+                                              at::ScalarType dtype, at::Device device, bool query) {
   at::Tensor p = pos.to(at::kDouble).unsqueeze(1);                  // (T, 1)
   at::Tensor phase = -p * g.omega.to(p.device()).unsqueeze(0);      // (T, nb): e^(-i omega p)
   at::Tensor gamma = perHead(g.gamma.to(p.device())).unsqueeze(1);  // (Hg, 1, nb)
   at::Tensor mag = ((query ? -p : p).unsqueeze(0) * gamma).exp();   // (Hg, T, nb)
-  auto asFactor = [&](const at::Tensor& t) {  // (Hg, T, nb) -> (1, Hg, T, nb, 1) in x's dtype
-    return t.to(x.device()).to(dtype).unsqueeze(0).unsqueeze(-1);
+  auto asFactor = [&](const at::Tensor& t) {  // (Hg, T, nb) -> (1, Hg, T, nb, 1)
+    return t.to(device).to(dtype).unsqueeze(0).unsqueeze(-1);
   };
-  at::Tensor c = asFactor(mag * phase.cos().unsqueeze(0));
-  at::Tensor s = asFactor(mag * phase.sin().unsqueeze(0));
+  return {asFactor(mag * phase.cos().unsqueeze(0)), asFactor(mag * phase.sin().unsqueeze(0))};
+}
+
+// One side of the factorized transform. query: G(p)^H x, else G(-p) x. factors: the side's
+// sideFactors when the caller has them already.
+at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Tensor& pos,
+                         bool query, const std::pair<at::Tensor, at::Tensor>* factors = nullptr) {
+  const auto dtype = x.scalar_type();
+  requireHeads(g, x.size(1));
+  auto [c, s] = factors ? *factors : sideFactors(g, pos, dtype, x.device(), query);
+  at::Tensor p = pos.to(at::kDouble).unsqueeze(1);  // (T, 1)
 
   auto [re, im] = splitGroup(g, x);
   // Nilpotent part first (it commutes with the scalar factor).
@@ -115,16 +123,20 @@ at::Tensor transformSide(const JordanGroup& g, const at::Tensor& x, const at::Te
   return joinGroup(re, im);
 }
 
+// factors: one (cos, sin) pair per group (jordanRotationFactors), or null to compute them.
 at::Tensor applyLayout(const JordanLayout& layout, const at::Tensor& x, const at::Tensor& pos,
-                       bool query) {
+                       bool query,
+                       const std::vector<std::pair<at::Tensor, at::Tensor>>* factors = nullptr) {
+  auto groupFactors = [&](size_t n) { return factors ? &(*factors)[n] : nullptr; };
   // One group over the whole head (RoPE and most families): no copy into a clone.
   if (layout.groups.size() == 1 && layout.groups[0].offset == 0 &&
       layout.groups[0].dims() == layout.dim) {
-    return transformSide(layout.groups[0], x, pos, query);
+    return transformSide(layout.groups[0], x, pos, query, groupFactors(0));
   }
   at::Tensor out = x.clone();
-  for (const auto& g : layout.groups) {
-    out.narrow(-1, g.offset, g.dims()).copy_(transformSide(g, x, pos, query));
+  for (size_t n = 0; n < layout.groups.size(); ++n) {
+    const JordanGroup& g = layout.groups[n];
+    out.narrow(-1, g.offset, g.dims()).copy_(transformSide(g, x, pos, query, groupFactors(n)));
   }
   return out;
 }
@@ -420,6 +432,26 @@ FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, co
     throw NumericalRangeError(os.str(), "use the direct form, or float64, or shorter positions");
   }
   return {applyLayout(layout, q, qPos, /*query=*/true), applyLayout(layout, k, kPos, false)};
+}
+
+JordanRotationFactors jordanRotationFactors(const JordanLayout& layout, const at::Tensor& pos,
+                                            at::ScalarType dtype, at::Device device) {
+  JordanRotationFactors f;
+  for (const auto& g : layout.groups) {
+    f.query.push_back(sideFactors(g, pos, dtype, device, /*query=*/true));
+    f.key.push_back(sideFactors(g, pos, dtype, device, /*query=*/false));
+  }
+  return f;
+}
+
+FactorizedQK jordanFactorizeWith(const JordanLayout& layout, const at::Tensor& q,
+                                 const at::Tensor& k, const at::Tensor& qPos,
+                                 const at::Tensor& kPos, const JordanRotationFactors& factors) {
+  if (factors.query.size() != layout.groups.size() || factors.key.size() != layout.groups.size())
+    throw InvalidArgument("rotation factors for " + std::to_string(factors.query.size()) +
+                          " groups given to a layout of " + std::to_string(layout.groups.size()));
+  return {applyLayout(layout, q, qPos, /*query=*/true, &factors.query),
+          applyLayout(layout, k, kPos, /*query=*/false, &factors.key)};
 }
 
 at::Tensor jordanDirectScores(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,

@@ -16,6 +16,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <utility>
 #include <vector>
 
 #include "encodings/encoding.h"
@@ -67,6 +68,23 @@ bool jordanIsRelative(const JordanLayout& layout);
 // Throws NumericalRangeError when q's dtype cannot hold the transform at these positions.
 FactorizedQK jordanFactorize(const JordanLayout& layout, const at::Tensor& q, const at::Tensor& k,
                              const at::Tensor& qPos, const at::Tensor& kPos);
+
+// The per-position part of each group's factorized transform, e^(-+gamma p) e^(-i omega p) as
+// its (cos, sin) parts, (1, Hg, T, nb, 1) each in dtype on device; queries take e^(-gamma p),
+// keys e^(gamma p). A family whose layout does not change between forwards (nothing learned)
+// computes them once per (positions, device, dtype) (rotary_trainable.cpp).
+struct JordanRotationFactors {
+  std::vector<std::pair<at::Tensor, at::Tensor>> query, key;  // one (cos, sin) per group
+};
+JordanRotationFactors jordanRotationFactors(const JordanLayout& layout, const at::Tensor& pos,
+                                            at::ScalarType dtype, at::Device device);
+
+// jordanFactorize with the factors of these positions given, and no range check (the caller
+// made it, or the layout is a pure rotation, which cannot fail it). Throws InvalidArgument when
+// the factors are not the layout's.
+FactorizedQK jordanFactorizeWith(const JordanLayout& layout, const at::Tensor& q,
+                                 const at::Tensor& k, const at::Tensor& qPos,
+                                 const at::Tensor& kPos, const JordanRotationFactors& factors);
 
 // How the direct form weights each block's products by its lag weights.
 enum class DirectScoring {

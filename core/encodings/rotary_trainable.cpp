@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "encodings/rotary_encoding.h"
 
@@ -93,6 +94,14 @@ class RotaryForm : public TrainableForm {
     if (factorized && !isPureRotation_) {
       factorized = jordanPrecision(layout, maxPos, q.scalar_type() != at::kDouble).ok;
     }
+    if (factorized && isPureRotation_) {
+      // Nothing learned: the rotation factors depend only on the positions, dtype and device.
+      const JordanRotationFactors factors = rotationFactors(layout, pos, maxPos, q);
+      FactorizedQK f = jordanFactorizeWith(layout, qs, k, pos, pos, factors);
+      out.fq = f.q;
+      out.fk = f.k;
+      return out;
+    }
     if (factorized) {
       FactorizedQK f = jordanFactorize(layout, qs, k, pos, pos);
       out.fq = f.q;
@@ -122,6 +131,26 @@ class RotaryForm : public TrainableForm {
   }
 
  private:
+  // The rotation factors of a pure rotation at positions pos (T, int64, strictly increasing,
+  // last = maxPos), from the cache when the last call had the same consecutive positions, dtype
+  // and device (the model's training and evaluation forwards: one entry, replaced when they
+  // change). The layout is a function of the positions (modelLayout), so they key it too.
+  JordanRotationFactors rotationFactors(const JordanLayout& layout, const at::Tensor& pos,
+                                        int64_t maxPos, const at::Tensor& q) const {
+    const int64_t T = pos.numel();
+    const int64_t first = T > 0 ? pos[0].item<int64_t>() : 0;
+    if (T == 0 || maxPos - first != T - 1)  // not consecutive: no key that names them
+      return jordanRotationFactors(layout, pos, q.scalar_type(), q.device());
+    std::lock_guard<std::mutex> lock(cacheMutex_);
+    if (!cache_.valid || cache_.first != first || cache_.length != T ||
+        cache_.dtype != q.scalar_type() || cache_.device != q.device()) {
+      cache_ = {true,       first,
+                T,          q.scalar_type(),
+                q.device(), jordanRotationFactors(layout, pos, q.scalar_type(), q.device())};
+    }
+    return cache_.factors;
+  }
+
   // (nb) float64 -> (H, nb) float32: every head starts from the same per-block value.
   at::Tensor perHeadCopy(const at::Tensor& perBlock) const {
     return perBlock.unsqueeze(0).expand({heads_, perBlock.size(0)}).to(at::kFloat).contiguous();
@@ -158,6 +187,15 @@ class RotaryForm : public TrainableForm {
   double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4, jetMax_ = 1.0;
   bool learnJet0_ = false;
   long long heads_ = 1;  // H: gamma_raw and eta_raw are (H, nb)
+  struct RotationCache {
+    bool valid = false;
+    int64_t first = 0, length = 0;  // the positions first .. first + length - 1
+    at::ScalarType dtype = at::kFloat;
+    at::Device device = at::kCPU;
+    JordanRotationFactors factors;
+  };
+  mutable std::mutex cacheMutex_;  // a model may be evaluated on one thread, trained on another
+  mutable RotationCache cache_;
 };
 }  // namespace
 
