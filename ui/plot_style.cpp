@@ -23,7 +23,7 @@ QColor seriesColor(int index) {
 void stylePlot(QCustomPlot* plot, const QString& xLabel, const QString& yLabel) {
   plot->setAntialiasedElements(QCP::aeAll);
   // One polyline per graph instead of a line per segment: a 32,768-lag kernel replots in ~4 ms
-  // instead of ~45 ms (docs/PERFORMANCE.md, GUI responsiveness); joins of thick pens look the same.
+  // instead of ~45 ms (docs/performance/gui_responsiveness.md); joins of thick pens look the same.
   plot->setPlottingHint(QCP::phFastPolylines, true);
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot->xAxis->setLabel(xLabel);

@@ -28,9 +28,9 @@ void limitBlasThreads() {
 // threshold is free, and serves blocks above the mmap threshold by fresh mappings; a training
 // step frees and allocates the same tens of megabytes of tensors each time, so both made the
 // kernel fault the same pages in again on every step (15 % of a kernel-LM paper step, mostly
-// page faults; docs/PERFORMANCE.md). Tensors up to 256 MB now come from the heap, and up to 1 GB
-// of freed heap is kept for the next step (measured: 3.6 -> 1.1 s of system time over four
-// steps, peak RSS +6 %); releaseFreedMemory() hands it back when a run ends.
+// page faults; docs/performance/fused_attention.md). Tensors up to 256 MB now come from the heap,
+// and up to 1 GB of freed heap is kept for the next step (measured: 3.6 -> 1.1 s of system time
+// over four steps, peak RSS +6 %); releaseFreedMemory() hands it back when a run ends.
 void keepFreedMemoryForReuse() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 256 * 1024 * 1024);

@@ -66,7 +66,8 @@ TEST(RunLimits, EvaluationCostCountsAttentionWork) {
   m.dModel = 64;
   m.heads = 4;
   m.layers = 2;
-  // 1 sequence x 2 layers x 32768^2 x 64 (PERFORMANCE.md's measured case: 15-54 s).
+  // 1 sequence x 2 layers x 32768^2 x 64 (docs/performance/long_evaluation_and_direct_form.md's
+  // measured case: 15-54 s).
   EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 32768, 1, 16384).work, 2.0 * 32768.0 * 32768.0 * 64.0);
   // Scores (B=4, H=4, T=4096, 1024 keys) + logits (V=2) + 8 C activations, float32.
   EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 4096, 64, 16384).bytes,

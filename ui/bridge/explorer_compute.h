@@ -13,7 +13,7 @@ ExplorerResult computeExplorer(const ExplorerRequest& request);
 // Gives the calling thread one intra-op (OpenMP) thread, leaving other threads as they are. The
 // explorer's worker calls it once: a team of two spin-waits between the many small ops of a map
 // and starves the GUI thread on a 2-core machine (512 x 512 map: latency p95 180-720 ms with two
-// threads, 28-40 ms with one; docs/PERFORMANCE.md, GUI responsiveness).
+// threads, 28-40 ms with one; docs/performance/gui_responsiveness.md).
 void useOneIntraOpThread();
 
 }  // namespace poslab::ui
