@@ -26,9 +26,11 @@
 #include <numeric>
 #include <utility>
 
+#include "lessons/lesson.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
 #include "train/architecture.h"
+#include "training/distance_accuracy_view.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
 #include "training/sample_view.h"
@@ -334,16 +336,19 @@ class TestTrainingPanel : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(panel.sampleView()->shown().step, 60LL, kWaitMs);
     panel.replot();
     const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
-    const char* names[] = {"curves",  "parameters",     "attention",
-                           "samples", "learned-kernel", "frequency-usage"};
-    QCOMPARE(panel.viewTabs()->count(), static_cast<int>(std::size(names)));
+    // Lessons name the tabs by their place: one name per tab, in order.
+    const std::vector<std::string>& names = poslab::lessonTrainingViews();
+    QCOMPARE(panel.viewTabs()->count(), static_cast<int>(names.size()));
+    QCOMPARE(panel.viewTabs()->indexOf(panel.distanceView()), int(names.size()) - 1);
+    QCOMPARE(names.back(), std::string("key-distance"));
     for (int t = 0; t < panel.viewTabs()->count(); ++t) {
       panel.viewTabs()->setCurrentIndex(t);
       QCoreApplication::processEvents();
       const QPixmap shot = panel.grab();
       QVERIFY(!shot.isNull());
       if (!dir.isEmpty())
-        QVERIFY(shot.save(QDir(dir).filePath(QString("training-%1.png").arg(names[t]))));
+        QVERIFY(shot.save(QDir(dir).filePath(
+            QString("training-%1.png").arg(QString::fromStdString(names[size_t(t)])))));
     }
     QCOMPARE(panel.positionView()->parameter(), QString("gamma"));  // shown first when present
     int withGamma = 0;
