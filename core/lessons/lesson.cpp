@@ -58,8 +58,9 @@ LessonStep readStep(const json& j, const std::string& source) {
 
 const std::vector<std::string>& lessonTrainingViews() {
   // The training tab's view tabs, in order (ui/training/training_panel.cpp).
-  static const std::vector<std::string> views = {"curves",  "positions",      "attention",
-                                                 "samples", "learned-kernel", "frequency-usage"};
+  static const std::vector<std::string> views = {"curves",      "positions",      "attention",
+                                                 "samples",     "learned-kernel", "frequency-usage",
+                                                 "key-distance"};
   return views;
 }
 

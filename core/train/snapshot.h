@@ -43,7 +43,10 @@ struct Snapshot {
   double gradNorm = 0;  // before clipping
   double tokensPerSecond = 0;
   std::map<std::string, std::vector<double>>
-      position;                  // learned position parameters, mean over layers
+      position;  // learned position parameters, mean over layers
+  // The same per layer, layer 0 first, filled whenever position is (position is their
+  // meanOverLayers): the training panel's per-layer view, as `poslab-cli train --per-layer`.
+  std::vector<std::map<std::string, std::vector<double>>> positionLayers;
   std::vector<EvalResult> eval;  // filled on evaluation steps
   std::string message;           // for people: why the run stopped, what failed (may be empty)
 };

@@ -328,7 +328,10 @@ Snapshot Trainer::step() {
   snap.lr = lr;
   snap.gradNorm = gradNorm;
   snap.tokensPerSecond = static_cast<double>(b.tokens.numel()) / std::max(seconds, 1e-9);
-  if (readMetrics) snap.position = positionParametersMean();
+  if (readMetrics) {
+    snap.positionLayers = positionParametersByLayer();
+    snap.position = meanOverLayers(snap.positionLayers);
+  }
   return snap;
 }
 

@@ -171,7 +171,8 @@ void TrainingWorker::loop() {
       Snapshot snap;
       snap.event = SnapshotEvent::Reset;
       snap.message = "reset";
-      snap.position = trainer_->positionParametersMean();
+      snap.positionLayers = trainer_->positionParametersByLayer();
+      snap.position = meanOverLayers(snap.positionLayers);
       if (onSnapshot_) onSnapshot_(snap);
     } else if (doOne || playing_) {
       if (isFinalStep(config_.run, trainer_->stepCount())) {

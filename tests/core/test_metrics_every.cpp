@@ -22,6 +22,7 @@ TrainConfig run12() {
   TrainConfig c = testing::tinyKernelLmRun("jordan-stabilized", /*heads=*/2, /*dModel=*/32,
                                            /*trainLength=*/24, /*batch=*/8, /*steps=*/12);
   c.run.seed = 3;
+  c.model.layers = 2;  // snapshots carry each layer's parameters and their mean
   c.run.evalLengths = {24};
   c.run.evalSequences = 4;
   return c;
@@ -44,10 +45,14 @@ TEST(MetricsEvery, ReadStepsCarryTheSameLossAndTheWeightsAgree) {
         for (size_t i = 0; i < values.size(); ++i)
           EXPECT_NEAR(b.position.at(name).at(i), values[i], 1e-6 * (1 + std::abs(values[i])))
               << name << " step " << step;
+      // Each layer's own values come with their mean (the training panel's per-layer view).
+      EXPECT_EQ(b.positionLayers, sparse.positionParametersByLayer()) << "step " << step;
+      EXPECT_EQ(b.position, meanOverLayers(b.positionLayers)) << "step " << step;
     } else {
       EXPECT_TRUE(std::isnan(b.loss)) << "step " << step << ": not a read step";
       EXPECT_TRUE(std::isnan(b.gradNorm)) << "step " << step;
       EXPECT_TRUE(b.position.empty()) << "step " << step;
+      EXPECT_TRUE(b.positionLayers.empty()) << "step " << step;
     }
   }
   for (const std::string& name : every.parameterNames()) {

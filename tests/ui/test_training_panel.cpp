@@ -1,8 +1,8 @@
 // The live-training tab through its buttons: a two-family compare plays, pauses, steps once
 // (+1 step for every run) and resets (step 0, empty curves). Then its views (the setup form has
-// its own test, test_training_form.cpp): the learned position parameters against the step, the
-// trained model's attention maps, the indirect-indexing sample table, and a run that diverges
-// pausing itself with core's message.
+// its own test, test_training_form.cpp): the learned position parameters against the step (their
+// mean over the layers and each layer's own), the trained model's attention maps, the
+// indirect-indexing sample table, and a run that diverges pausing itself with core's message.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -26,9 +26,11 @@
 #include <numeric>
 #include <utility>
 
+#include "lessons/lesson.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
 #include "train/architecture.h"
+#include "training/distance_accuracy_view.h"
 #include "training/model_attention_view.h"
 #include "training/position_history_view.h"
 #include "training/sample_view.h"
@@ -178,6 +180,82 @@ class TestTrainingPanel : public QObject {
     for (int i = 0; i < list->count(); ++i)
       QVERIFY2(!list->itemText(i).contains(QRegularExpression("^[a-z_]+$")),
                qPrintable(list->itemText(i)));
+  }
+
+  // Each layer learns its own position parameters: the layer list shows one layer's values as
+  // core reported them (Snapshot::positionLayers), not the mean over the layers. PJ-bias's kappa is
+  // softplus(kappa_raw) (MATH 2.3): hand-set to softplus(-1) in layer 1 and softplus(3) in layer 2,
+  // one step (lr 3e-3) moves each by far less than their difference.
+  void positionParametersPerLayer() {
+    TrainingPanel panel;
+    panel.resize(1000, 760);
+    panel.show();
+    test::loadExperiment(panel, tinyIndirect({"pj-bias"}));  // 2 layers, 2 heads
+    test::clickButton(&panel, "stepButton");
+    QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
+    panel.run(0)->setParameterValue("block0.attn.position.kappa_raw", -1.0);
+    panel.run(0)->setParameterValue("block1.attn.position.kappa_raw", 3.0);
+    test::clickButton(&panel, "stepButton");
+    QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 2LL, kWaitMs);
+    QVERIFY2(!panel.statusText().contains("cannot set"), qPrintable(panel.statusText()));
+    panel.replot();
+    const poslab::Snapshot& s = panel.lastSnapshot(0);
+    QCOMPARE(s.positionLayers.size(), size_t(2));
+    const std::vector<double> kappa0 = s.positionLayers[0].at("kappa"),
+                              kappa1 = s.positionLayers[1].at("kappa"),
+                              mean = s.position.at("kappa");
+    QCOMPARE(kappa1.size(), size_t(2));  // one per head
+    auto softplus = [](double x) { return std::log1p(std::exp(x)); };
+    for (size_t h = 0; h < 2; ++h) {
+      QVERIFY2(std::abs(kappa0[h] - softplus(-1)) < 0.02, qPrintable(QString::number(kappa0[h])));
+      QVERIFY2(std::abs(kappa1[h] - softplus(3)) < 0.02, qPrintable(QString::number(kappa1[h])));
+      QVERIFY(std::abs(mean[h] - (kappa0[h] + kappa1[h]) / 2) < 1e-9);  // position: their mean
+    }
+    PositionHistoryView* view = panel.positionView();
+    panel.viewTabs()->setCurrentWidget(view);
+    QVERIFY(view->setParameter("kappa"));
+    view->setEachComponent(true);
+    auto* layers = panel.findChild<QComboBox*>("positionLayer");
+    QVERIFY(layers && layers->isVisible());
+    QCOMPARE(layers->count(), 3);
+    QCOMPARE(layers->itemText(0), QString("mean over layers"));
+    QCOMPARE(layers->itemText(2), QString("layer 2"));
+    auto lastValues = [&] {
+      std::vector<double> out;
+      for (QCPGraph* g : view->graphs(0)) out.push_back(g->data()->at(g->dataCount() - 1)->value);
+      return out;
+    };
+    QCOMPARE(view->layer(), -1);  // the mean by default, as before
+    QCOMPARE(lastValues(), mean);
+    layers->setCurrentIndex(2);  // as a user picks it
+    QCOMPARE(view->layer(), 1);
+    QCOMPARE(view->graphs(0).front()->dataCount(), 2);  // steps 1 and 2 of layer 2's own history
+    QCOMPARE(lastValues(), kappa1);
+    for (size_t h = 0; h < 2; ++h) QVERIFY(std::abs(lastValues()[h] - mean[h]) > 1);
+    QVERIFY2(view->plot()->yAxis->label().contains("layer 2"),
+             qPrintable(view->plot()->yAxis->label()));
+    QVERIFY(view->setLayer(0));
+    QCOMPARE(lastValues(), kappa0);
+    QVERIFY(!view->setLayer(2));  // a 2-layer model has no third layer
+    // A reset keeps the chosen layer; the fresh model's values (step 0) come back per layer too.
+    QVERIFY(view->setLayer(1));
+    test::clickButton(&panel, "resetButton");
+    QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 0LL, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!view->graphs(0).empty(), kWaitMs);
+    QCOMPARE(view->layer(), 1);
+    const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
+    if (!dir.isEmpty()) {
+      test::clickButton(&panel, "stepButton");
+      QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 1LL, kWaitMs);
+      panel.run(0)->setParameterValue("block1.attn.position.kappa_raw", 3.0);
+      for (int i = 0; i < 3; ++i) {
+        test::clickButton(&panel, "stepButton");
+        QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), 2LL + i, kWaitMs);
+      }
+      view->setEachComponent(false);
+      panel.replot();
+      QVERIFY(panel.grab().save(QDir(dir).filePath("training-parameters-layer-2.png")));
+    }
   }
 
   // The trained model's attention on the sample input: a causal map whose rows are
@@ -334,16 +412,19 @@ class TestTrainingPanel : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(panel.sampleView()->shown().step, 60LL, kWaitMs);
     panel.replot();
     const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS");
-    const char* names[] = {"curves",  "parameters",     "attention",
-                           "samples", "learned-kernel", "frequency-usage"};
-    QCOMPARE(panel.viewTabs()->count(), static_cast<int>(std::size(names)));
+    // Lessons name the tabs by their place: one name per tab, in order.
+    const std::vector<std::string>& names = poslab::lessonTrainingViews();
+    QCOMPARE(panel.viewTabs()->count(), static_cast<int>(names.size()));
+    QCOMPARE(panel.viewTabs()->indexOf(panel.distanceView()), int(names.size()) - 1);
+    QCOMPARE(names.back(), std::string("key-distance"));
     for (int t = 0; t < panel.viewTabs()->count(); ++t) {
       panel.viewTabs()->setCurrentIndex(t);
       QCoreApplication::processEvents();
       const QPixmap shot = panel.grab();
       QVERIFY(!shot.isNull());
       if (!dir.isEmpty())
-        QVERIFY(shot.save(QDir(dir).filePath(QString("training-%1.png").arg(names[t]))));
+        QVERIFY(shot.save(QDir(dir).filePath(
+            QString("training-%1.png").arg(QString::fromStdString(names[size_t(t)])))));
     }
     QCOMPARE(panel.positionView()->parameter(), QString("gamma"));  // shown first when present
     int withGamma = 0;

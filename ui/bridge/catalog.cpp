@@ -39,6 +39,15 @@ std::string checkEncoding(const std::string& id, const std::map<std::string, dou
 std::vector<std::string> trainingTaskIds() {
   return taskIds();
 }
+std::vector<long long> taskAccuracyDistances(const poslab::TaskConfig& config, long long length) {
+  // A text task would read its file here, on the UI thread; none has distances.
+  if (taskTakesText(config.id)) return {};
+  try {
+    return makeTask(config)->accuracyDistances(length);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
 std::vector<std::string> probeTargetNames() {
   return poslab::probeTargetNames();
 }

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "encodings/params.h"  // ParamSpec: plain data, no torch
+#include "encodings/params.h"   // ParamSpec: plain data, no torch
+#include "tasks/task_config.h"  // TaskConfig: plain data, no torch
 
 namespace poslab::ui {
 
@@ -27,6 +28,11 @@ const FamilyDescription* findFamily(const std::string& id);
 std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params);
 
 std::vector<std::string> trainingTaskIds();
+// The key distances at which an evaluation of `length` tokens measures accuracy for the task that
+// `config` describes (core's Task::accuracyDistances: kv-retrieval's reference points 64, 128, ...
+// below T - 2), smallest first; empty for a task without distances and for a config that makes no
+// task (the trainer names its problem when a run is built).
+std::vector<long long> taskAccuracyDistances(const poslab::TaskConfig& config, long long length);
 std::vector<std::string> probeTargetNames();  // core probeTargetNames(): toy, then lag kernels
 std::vector<std::string> defaultProbeFamilyIds();
 // The diagnostics tab's targets: the kernel-LM targets (least-squares PJ-bias fit), then the

@@ -34,8 +34,14 @@ PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout;
   parameter_ = new QComboBox(this);
   parameter_->setObjectName("positionParameter");
-  parameter_->setToolTip(tr("A learned position parameter, mean over the layers"));
+  parameter_->setToolTip(tr("A learned position parameter"));
   parameter_->setMinimumContentsLength(12);
+  layer_ = new QComboBox(this);
+  layer_->setObjectName("positionLayer");
+  layer_->setToolTip(
+      tr("The mean over the layers (what reports show), or one layer's own values: each layer "
+         "learns its own gates, masses, γ, ..."));
+  layer_->addItem(tr("mean over layers"), -1);
   each_ = new QCheckBox(tr("one line per head / block"), this);
   each_->setObjectName("positionEachComponent");
   each_->setToolTip(tr("Off: the mean over the parameter's components"));
@@ -44,6 +50,7 @@ PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
   note_->setWordWrap(true);
   row->addWidget(new QLabel(tr("parameter"), this));
   row->addWidget(parameter_);
+  row->addWidget(layer_);
   row->addWidget(each_);
   row->addWidget(note_, 1);
   layout->addLayout(row);
@@ -62,7 +69,12 @@ PositionHistoryView::PositionHistoryView(QWidget* parent) : QWidget(parent) {
     dirty_ = true;
     replot();
   });
+  connect(layer_, &QComboBox::currentIndexChanged, this, [this] {
+    dirty_ = true;
+    replot();
+  });
   updateNames();
+  updateLayers();
 }
 
 void PositionHistoryView::setRuns(const QStringList& families) {
@@ -71,6 +83,7 @@ void PositionHistoryView::setRuns(const QStringList& families) {
   for (const QString& f : families) runs_.push_back(Run{f, {}, {}, 0});
   dirty_ = true;
   updateNames();
+  updateLayers();
   replot();
 }
 
@@ -89,14 +102,23 @@ void PositionHistoryView::addSnapshot(int run, const poslab::Snapshot& s) {
   } else if (s.event == poslab::SnapshotEvent::Notice || s.step <= 0) {
     return;  // messages without a step carry no new parameters
   }
+  const size_t sources = 1 + s.positionLayers.size();
+  const bool moreLayers = r.history.size() < sources;
+  if (moreLayers) r.history.resize(sources);
   bool newName = false;
-  for (const auto& [name, values] : s.position) {
-    auto& points = r.history[name];
-    newName = newName || points.empty();
-    if (!points.empty() && points.back().step >= static_cast<double>(s.step)) continue;
-    points.push_back({static_cast<double>(s.step), values});
-  }
+  auto record = [&](History& history, const std::map<std::string, std::vector<double>>& values) {
+    for (const auto& [name, v] : values) {
+      auto& points = history[name];
+      newName = newName || points.empty();
+      if (!points.empty() && points.back().step >= static_cast<double>(s.step)) continue;
+      points.push_back({static_cast<double>(s.step), v});
+    }
+  };
+  record(r.history[0], s.position);
+  for (size_t l = 0; l < s.positionLayers.size(); ++l)
+    record(r.history[1 + l], s.positionLayers[l]);
   if (newName) updateNames();
+  if (moreLayers) updateLayers();
 }
 
 bool PositionHistoryView::setParameter(const QString& name) {
@@ -115,6 +137,32 @@ void PositionHistoryView::setEachComponent(bool each) {
   each_->setChecked(each);
 }
 
+bool PositionHistoryView::setLayer(int layer) {
+  const int i = layer_->findData(layer);
+  if (i < 0) return false;
+  layer_->setCurrentIndex(i);
+  return true;
+}
+
+int PositionHistoryView::layer() const {
+  return layer_->currentIndex() < 0 ? -1 : layer_->currentData().toInt();
+}
+
+int PositionHistoryView::layerCount() const {
+  size_t layers = 0;
+  for (const Run& r : runs_)
+    layers = std::max(layers, r.history.empty() ? 0 : r.history.size() - 1);
+  return static_cast<int>(layers);
+}
+
+const std::vector<PositionHistoryView::Point>* PositionHistoryView::shownPoints(
+    const Run& r) const {
+  const size_t source = static_cast<size_t>(layer() + 1);
+  if (source >= r.history.size()) return nullptr;
+  auto it = r.history[source].find(parameter().toStdString());
+  return it == r.history[source].end() || it->second.empty() ? nullptr : &it->second;
+}
+
 std::vector<QCPGraph*> PositionHistoryView::graphs(int run) const {
   return runs_.at(static_cast<size_t>(run)).graphs;
 }
@@ -122,7 +170,8 @@ std::vector<QCPGraph*> PositionHistoryView::graphs(int run) const {
 void PositionHistoryView::updateNames() {
   std::set<std::string> names;
   for (const Run& r : runs_)
-    for (const auto& [name, points] : r.history) names.insert(name);
+    for (const History& h : r.history)
+      for (const auto& [name, points] : h) names.insert(name);
   QStringList list;
   for (const auto& n : names) list << QString::fromStdString(n);
   QStringList shown;
@@ -143,9 +192,24 @@ void PositionHistoryView::updateNames() {
   dirty_ = true;
 }
 
+void PositionHistoryView::updateLayers() {
+  const int layers = layerCount();
+  // One layer's values are the mean: the list appears with the second layer.
+  const int offered = layers > 1 ? layers : 0;
+  if (layer_->count() != offered + 1) {
+    const QSignalBlocker block(layer_);
+    const int keep = layer();
+    layer_->clear();
+    layer_->addItem(tr("mean over layers"), -1);
+    for (int l = 0; l < offered; ++l) layer_->addItem(tr("layer %1").arg(l + 1), l);
+    layer_->setCurrentIndex(std::max(0, layer_->findData(keep)));
+    dirty_ = true;
+  }
+  layer_->setVisible(offered > 0);
+}
+
 void PositionHistoryView::rebuildGraphs() {
   plot_->clearGraphs();
-  const std::string name = parameter().toStdString();
   const bool each = each_->isChecked();
   QStringList without;
   size_t components = 0;
@@ -153,13 +217,13 @@ void PositionHistoryView::rebuildGraphs() {
     Run& r = runs_[i];
     r.graphs.clear();
     r.plotted = 0;
-    auto it = r.history.find(name);
-    if (it == r.history.end() || it->second.empty()) {
+    const std::vector<Point>* points = shownPoints(r);
+    if (!points) {
       without << r.family;
       continue;
     }
-    const size_t n = each ? it->second.front().values.size() : 1;
-    components = std::max(components, it->second.front().values.size());
+    const size_t n = each ? points->front().values.size() : 1;
+    components = std::max(components, points->front().values.size());
     for (size_t c = 0; c < n; ++c) {
       QCPGraph* g = plot_->addGraph();
       QPen pen(seriesColor(static_cast<int>(i)), 1.5);
@@ -170,7 +234,11 @@ void PositionHistoryView::rebuildGraphs() {
       r.graphs.push_back(g);
     }
   }
-  const QString p = parameter().isEmpty() ? QString() : symbolText(parameter());
+  const QString symbol = parameter().isEmpty() ? QString() : symbolText(parameter());
+  // Which layer: said only when the model has more than one.
+  const QString p = symbol.isEmpty() || layerCount() < 2 ? symbol
+                    : layer() < 0 ? tr("%1, mean over %2 layers").arg(symbol).arg(layerCount())
+                                  : tr("%1 in layer %2").arg(symbol).arg(layer() + 1);
   if (p.isEmpty()) {
     plot_->yAxis->setLabel(tr("value"));
   } else if (each && components > 1) {
@@ -187,16 +255,16 @@ void PositionHistoryView::rebuildGraphs() {
         tr("no learned position parameters yet (they appear after the first step; "
            "rope, alibi and pj-rotary have none)"));
   else if (!without.isEmpty())
-    note_->setText(tr("without %1: %2").arg(p, without.join(", ")));
+    note_->setText(tr("without %1: %2").arg(symbol, without.join(", ")));
   else
     note_->clear();
   dirty_ = false;
 }
 
 void PositionHistoryView::appendPoints(Run& r, size_t from) {
-  auto it = r.history.find(parameter().toStdString());
-  if (it == r.history.end() || r.graphs.empty()) return;
-  const std::vector<Point>& points = it->second;
+  const std::vector<Point>* shown = shownPoints(r);
+  if (!shown || r.graphs.empty()) return;
+  const std::vector<Point>& points = *shown;
   const bool each = r.graphs.size() > 1 || each_->isChecked();
   for (size_t c = 0; c < r.graphs.size(); ++c) {
     QVector<double> keys, values;
@@ -218,8 +286,7 @@ void PositionHistoryView::appendPoints(Run& r, size_t from) {
 void PositionHistoryView::replot() {
   if (dirty_) rebuildGraphs();
   for (Run& r : runs_) {
-    auto it = r.history.find(parameter().toStdString());
-    if (it == r.history.end()) continue;
+    if (!shownPoints(r)) continue;
     if (r.graphs.empty()) {  // the parameter appeared for this run after the graphs were built
       rebuildGraphs();
       break;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "training/distance_accuracy_view.h"
 #include "training/lag_response_view.h"
 #include "training/model_attention_view.h"
 #include "training/pope_usage_view.h"
@@ -81,12 +82,21 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   sampleView_ = new SampleView(viewTabs_);
   lagResponseView_ = new LagResponseView(viewTabs_);
   popeUsageView_ = new PopeUsageView(viewTabs_);
+  distanceView_ = new DistanceAccuracyView(viewTabs_);
   viewTabs_->addTab(curvesView_, tr("Curves"));
-  viewTabs_->addTab(positionView_, tr("Position parameters"));
+  viewTabs_->addTab(positionView_, tr("Parameters"));
   viewTabs_->addTab(attentionView_, tr("Attention"));
   viewTabs_->addTab(sampleView_, tr("Samples"));
   viewTabs_->addTab(lagResponseView_, tr("Learned kernel"));
   viewTabs_->addTab(popeUsageView_, tr("Frequency usage"));
+  // Last: lessons name the tabs by their place (core's lessonTrainingViews).
+  viewTabs_->addTab(distanceView_, tr("Key distance"));
+  // Short titles, so that every tab shows at the window's default size; the tips say more.
+  viewTabs_->setTabToolTip(viewTabs_->indexOf(positionView_),
+                           tr("The learned position parameters (γ, η, gates, …) against the step"));
+  viewTabs_->setTabToolTip(viewTabs_->indexOf(distanceView_),
+                           tr("kv-retrieval: accuracy against the key distance d at each "
+                              "evaluation length"));
   // The controls scroll vertically only: wide enough for the button row, never cut.
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(form_->minimumSizeHint().width() +
@@ -127,6 +137,7 @@ TrainingPanel::TrainingPanel(QWidget* parent)
     positionView_->clearHistory();
     lagResponseView_->clearResponse();
     popeUsageView_->clearUsage();
+    distanceView_->clearAllData();
     replot();
   });
   connect(c, &TrainingController::runStateChanged, this,
@@ -245,6 +256,7 @@ void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   for (const auto& spec : specs) configs.push_back(spec.config);
   lagResponseView_->setRuns(configs);
   popeUsageView_->setRuns(configs);
+  distanceView_->setRuns(configs);
   curvesView_->setRuns(families);
 }
 
@@ -254,6 +266,7 @@ void TrainingPanel::clearViews() {
   sampleView_->setRuns({});
   lagResponseView_->setRuns({});
   popeUsageView_->setRuns({});
+  distanceView_->setRuns({});
   curvesView_->setRuns({});
   runState_->setText(tr("not started"));
 }
@@ -283,12 +296,14 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s, bool inspec
                                bool finishedNow) {
   if (s.event == SnapshotEvent::Reset) {
     curvesView_->clearData(index);
+    distanceView_->clearData(index);
     positionView_->addSnapshot(index, s);  // the fresh model's parameters at step 0
   } else if (s.event != SnapshotEvent::Diverged && s.step > 0) {
     positionView_->addSnapshot(index, s);
     curvesView_->addStep(index, s);
   }
   curvesView_->showEvaluation(index, latestEval(index));
+  distanceView_->showEvaluation(index, latestEval(index));
   if (inspect) requestInspection();
   // The learned kernel once the run is done.
   if (finishedNow && index == lagResponseView_->run()) sendLagResponseRequest();
@@ -300,6 +315,7 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s, bool inspec
 void TrainingPanel::replot() {
   positionView_->replot();
   curvesView_->replot();
+  distanceView_->replot();
 }
 
 void TrainingPanel::showStatus(const QString& text) {

@@ -2,8 +2,9 @@
 // side on identical batches (same seed), Play / Pause / Step / Reset. On the right, tabs: loss and
 // accuracy per step on shared axes with the evaluation-length curve (train short, test long); the
 // learned position parameters against the step; the trained model's attention maps on a sample
-// input; the model's answers on a few sample inputs; the learned kernel. A run that diverges pauses
-// itself and the panel says which step and why.
+// input; the model's answers on a few sample inputs; the learned kernel; the PoPE frequency usage;
+// for kv-retrieval, accuracy against the key distance. A run that diverges pauses itself and the
+// panel says which step and why.
 //
 // The panel lays out and connects three parts: the setup form (training_setup_form.h, its values
 // as TrainingFormSettings), the widget-free run controller (training_controller.h: the runs, their
@@ -29,6 +30,7 @@ class QTabWidget;
 
 namespace poslab::ui {
 
+class DistanceAccuracyView;
 class LagResponseView;
 class PopeUsageView;
 class ModelAttentionView;
@@ -69,6 +71,7 @@ class TrainingPanel : public QWidget {
   SampleView* sampleView() const { return sampleView_; }
   LagResponseView* lagResponseView() const { return lagResponseView_; }
   PopeUsageView* popeUsageView() const { return popeUsageView_; }
+  DistanceAccuracyView* distanceView() const { return distanceView_; }
   TrainingCurvesView* curvesView() const { return curvesView_; }
   TrainingSetupForm* setupForm() const { return form_; }
   // The scroll area around the setup form (presentation mode folds it away; the buttons stay).
@@ -176,6 +179,7 @@ class TrainingPanel : public QWidget {
   SampleView* sampleView_ = nullptr;
   LagResponseView* lagResponseView_ = nullptr;
   PopeUsageView* popeUsageView_ = nullptr;
+  DistanceAccuracyView* distanceView_ = nullptr;
   QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
 };
 
