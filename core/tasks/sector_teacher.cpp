@@ -125,17 +125,9 @@ class SectorTeacherTask : public Task {
   }
 
   Batch sample(long long batch, long long length, uint64_t seed) const override {
-    checkSampleArgs(*this, batch, length);
-    const std::vector<double> weights = labelWeights(length);
-    Batch out = emptyBatch(batch, length);
-    int64_t* tokens = out.tokens.data_ptr<int64_t>();
-    int64_t* targets = out.targets.data_ptr<int64_t>();
-    bool* answer = out.answer.data_ptr<bool>();
-    forEachExample(batch, length, seed, kSalt, [&](long long b, std::mt19937_64& rng) {
-      fillBitsQueryExample(rng, weights, /*stochastic=*/false, tokens + b * length,
-                           targets + b * length, answer + b * length, length);
-    });
-    return out;
+    checkSampleArgs(*this, batch, length);  // before labelWeights allocates length entries
+    return sampleBitsQueryBatch(*this, labelWeights(length), /*stochastic=*/false, batch, length,
+                                seed, kSalt);
   }
 
  private:

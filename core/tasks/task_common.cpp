@@ -138,4 +138,18 @@ void fillBitsQueryExample(std::mt19937_64& rng, const std::vector<double>& weigh
   answer[q] = true;
 }
 
+Batch sampleBitsQueryBatch(const Task& task, const std::vector<double>& weights, bool stochastic,
+                           long long batch, long long length, uint64_t seed, uint64_t taskSalt) {
+  checkSampleArgs(task, batch, length);
+  Batch out = emptyBatch(batch, length);
+  int64_t* tokens = out.tokens.data_ptr<int64_t>();
+  int64_t* targets = out.targets.data_ptr<int64_t>();
+  bool* answer = out.answer.data_ptr<bool>();
+  forEachExample(batch, length, seed, taskSalt, [&](long long b, std::mt19937_64& rng) {
+    fillBitsQueryExample(rng, weights, stochastic, tokens + b * length, targets + b * length,
+                         answer + b * length, length);
+  });
+  return out;
+}
+
 }  // namespace poslab

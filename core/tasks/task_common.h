@@ -74,6 +74,9 @@ constexpr long long kBitQueryToken = 2;
 constexpr double kTieTolerance = 1e-12;
 void fillBitsQueryExample(std::mt19937_64& rng, const std::vector<double>& weights, bool stochastic,
                           int64_t* tokens, int64_t* targets, bool* answer, long long length);
+// A (batch, length) batch of such examples, each with its own RNG (forEachExample, taskSalt).
+Batch sampleBitsQueryBatch(const Task& task, const std::vector<double>& weights, bool stochastic,
+                           long long batch, long long length, uint64_t seed, uint64_t taskSalt);
 
 std::unique_ptr<Task> makeIndirectIndexingTask(const TaskConfig& config);
 std::unique_ptr<Task> makeKernelLmTask(const TaskConfig& config);
