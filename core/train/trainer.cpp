@@ -284,10 +284,20 @@ Snapshot Trainer::step() {
     std::tie(lossValue, acc) = s.shardedLossAndGradients(b);
   } else {
     torch::Tensor loss;
+    torch::Tensor logits;
+    try {
+      logits = s.model->forward(b.tokens);
+    } catch (const NumericalRangeError& e) {
+      // A position parameter that left the range its formula can take (a learned jet mix's c_0
+      // near zero): the run stops as on a non-finite loss.
+      s.optimizer->zero_grad();
+      throw DivergedError("training diverged at step " + std::to_string(s.step) + ": " + e.what(),
+                          "the weights are those after the step that moved it there");
+    }
     if (readMetrics)
-      std::tie(loss, acc) = State::lossAndAccuracy(s.model->forward(b.tokens), b);
+      std::tie(loss, acc) = State::lossAndAccuracy(logits, b);
     else
-      loss = trainingLoss(s.model->forward(b.tokens), b);
+      loss = trainingLoss(logits, b);
     if (readMetrics) lossValue = loss.item<double>();
     if (readMetrics && !std::isfinite(lossValue)) {
       s.optimizer->zero_grad();
