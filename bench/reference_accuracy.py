@@ -28,7 +28,9 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "scripts")]
+from results_tests import two_sided_p  # noqa: E402  Student's t, shared with RESULTS' own tests
 from side_by_side_timing import write_kernel_lm_config  # noqa: E402
 
 TEACHER_OPTION = {"attention": 1, "signed": 0}  # PosLab's sector-teacher option "teacher"
@@ -98,40 +100,6 @@ def klm_config(preset_path, ref_yaml, T, steps, eval_lengths, seed, out, ref_out
 # --- Welch's t-test -------------------------------------------------------------------------
 
 
-def betacf(a, b, x):
-    """Continued fraction of the regularised incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)),
-                   -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def betainc(a, b, x):
-    """I_x(a, b), the regularised incomplete beta function."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) +
-                     b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * betacf(a, b, x) / a
-    return 1.0 - front * betacf(b, a, 1.0 - x) / b
-
-
 def welch(xs, ys):
     """(t, df, two-sided p) of mean(ys) - mean(xs), or None with fewer than 2 values a side."""
     n1, n2 = len(xs), len(ys)
@@ -145,7 +113,7 @@ def welch(xs, ys):
         return (0.0, float("nan"), 1.0) if m1 == m2 else (math.inf, float("nan"), 0.0)
     t = (m2 - m1) / math.sqrt(se2)
     df = se2 ** 2 / ((v1 / n1) ** 2 / (n1 - 1) + (v2 / n2) ** 2 / (n2 - 1))
-    return t, df, betainc(df / 2.0, 0.5, df / (df + t * t))
+    return t, df, two_sided_p(t, df)
 
 
 # --- Reading the runs -----------------------------------------------------------------------

@@ -12,11 +12,12 @@ trap 'rm -rf "$tmp"' EXIT
 failures=0
 
 # A copy of the scripts in a scratch "repository", with fake checkouts inside and outside it.
-mkdir -p "$tmp/repo/bench" "$tmp/repo/refs/pj/experiments" "$tmp/outside/pj/experiments" \
+mkdir -p "$tmp/repo/bench" "$tmp/repo/scripts" "$tmp/repo/refs/pj/experiments" "$tmp/outside/pj/experiments" \
   "$tmp/outside/jr/scripts" "$tmp/outside/jr/configs" "$tmp/repo/refs/jr/scripts" \
   "$tmp/repo/refs/jr/configs"
 cp "$src"/bench/reference_{accuracy.sh,accuracy.py,common.sh,side_by_side.sh} \
   "$src/bench/side_by_side_timing.py" "$tmp/repo/bench/"
+cp "$src/scripts/results_tests.py" "$tmp/repo/scripts/"
 for d in "$tmp/repo/refs/pj" "$tmp/outside/pj"; do touch "$d/experiments/synthetic_query_lm.py"; done
 for d in "$tmp/repo/refs/jr" "$tmp/outside/jr"; do
   touch "$d/scripts/run_kernel_lm.py" "$d/configs/kernel_lm.yaml"
