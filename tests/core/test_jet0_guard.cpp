@@ -27,13 +27,13 @@ TrainConfig jetMixRun() {
   return c;
 }
 
-// Sets c_0 = jet_max tanh(raw) of head 1, block 2 of every layer to `c0` (jet_max 2).
+// Sets c_0 = jet_max tanh(raw) of head 1, block 1 of every layer to `c0` (jet_max 2).
 void setJet0(Trainer& trainer, double c0) {
   torch::NoGradGuard guard;
   int found = 0;
   for (const std::string& name : trainer.parameterNames()) {
     if (name.find("jet0_raw") == std::string::npos) continue;
-    trainer.parameter(name)[1][2] = std::atanh(c0 / 2.0);
+    trainer.parameter(name)[1][1] = std::atanh(c0 / 2.0);
     ++found;
   }
   ASSERT_GT(found, 0) << "jordan-m4-jetmix-full has no jet0_raw";
@@ -49,7 +49,7 @@ TEST(Jet0Guard, ALearnedC0NearZeroEndsTheRunNamingHeadAndBlock) {
   } catch (const DivergedError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("diverged at step 1"), std::string::npos) << what;
-    EXPECT_NE(what.find("c_0 of head 1, block 2"), std::string::npos) << what;
+    EXPECT_NE(what.find("c_0 of head 1, block 1"), std::string::npos) << what;
   }
   EXPECT_EQ(trainer.stepCount(), 1);
 }
