@@ -15,7 +15,10 @@ QAction* addAction(QMainWindow* window, QMenu* menu, const char* name, const QSt
                    const QList<QKeySequence>& keys = {}, const QString& tip = {}) {
   auto* a = new QAction(text, window);
   a->setObjectName(name);
-  if (!keys.isEmpty()) a->setShortcuts(keys);
+  QList<QKeySequence> bound;  // a standard key the platform does not bind is empty: none
+  for (const QKeySequence& k : keys)
+    if (!k.isEmpty()) bound << k;
+  if (!bound.isEmpty()) a->setShortcuts(bound);
   if (!tip.isEmpty()) a->setStatusTip(tip);
   if (menu) menu->addAction(a);
   return a;
