@@ -123,6 +123,12 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_flag("--recompute-activations", o.recomputeActivations,
                 "recompute each block in the backward: lower peak memory, about a third more "
                 "compute per step (run.recompute_activations)");
+  cmd->add_option("--attention", o.attention,
+                  "attention code (run.attention; default POSLAB_ATTENTION, else fused)")
+      ->check(CLI::IsMember(attentionPathNames()));
+  cmd->add_option("--metrics-every", o.metricsEvery,
+                  "read the step metrics back every n steps and at the last (run.metrics_every)")
+      ->check(integerIn(1, kMaxTrainSteps));
   cmd->add_option("--config", o.configFile,
                   "start from a TrainConfig JSON (e.g. a run's config.json)");
   cmd->add_option("--architecture", o.architecture,
@@ -179,6 +185,8 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
     c.run.device = o.device;
   }
   if (o.recomputeActivations) c.run.recomputeActivations = true;
+  if (!o.attention.empty()) c.run.attention = o.attention;
+  if (o.metricsEvery > 0) c.run.metricsEvery = o.metricsEvery;
   if (!o.pins.empty()) c.model.pinned = o.pins;
   if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
   c.validate();

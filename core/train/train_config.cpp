@@ -1,6 +1,7 @@
 #include "train/train_config.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "io/json_fields.h"
 #include "io/json_input.h"
@@ -65,6 +66,10 @@ const std::vector<JsonField<RunConfig>>& runFields() {
        "evaluation sequence set: 0 the usual, other values independent held-out sets"},
       {"recompute_activations", &RunConfig::recomputeActivations, anyValue(),
        "recompute each block in the backward: less memory, about a third more compute"},
+      {"attention", &RunConfig::attention, oneOf(attentionPathNames()),
+       "attention code: fused, reference, fused-direct, sdpa (LibTorch 2.1+)"},
+      {"metrics_every", &RunConfig::metricsEvery, inRange(1, kMaxTrainSteps),
+       "read the step metrics back every n steps and at the last (GPU steps need not wait)"},
   };
   return t;
 }
@@ -72,6 +77,24 @@ const std::vector<JsonField<RunConfig>>& runFields() {
 constexpr const char* kSections[] = {"model", "task", "optim", "run"};
 
 }  // namespace
+
+long long defaultMetricsEvery() {
+  const char* env = std::getenv("POSLAB_METRICS_EVERY");
+  if (!env) return 1;
+  char* end = nullptr;
+  const long long n = std::strtoll(env, &end, 10);
+  return end != env && *end == '\0' && n > 1 && n <= kMaxTrainSteps ? n : 1;
+}
+
+const std::vector<JsonField<TaskConfig>>& taskConfigFields() {
+  return taskFields();
+}
+const std::vector<JsonField<OptimConfig>>& optimConfigFields() {
+  return optimFields();
+}
+const std::vector<JsonField<RunConfig>>& runConfigFields() {
+  return runFields();
+}
 
 void TrainConfig::validate() const {
   validate(JsonPath{});

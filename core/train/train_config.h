@@ -9,12 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "model/attention_path.h"
 #include "model/model_config.h"
 #include "tasks/task_config.h"
 
 namespace poslab {
 
 struct JsonPath;  // io/json_fields.h
+template <class S>
+struct JsonField;  // io/json_fields.h
+
+// RunConfig::metricsEvery's default: POSLAB_METRICS_EVERY=n (n > 1, read each time a RunConfig is
+// made), else 1. Unset, 1, 0, negative or not a number: 1.
+long long defaultMetricsEvery();
 
 // Every key, its type, limits and meaning is one row of a table in train_config.cpp (task, optim,
 // run) or model_config.cpp (model); docs/SESSIONS.md lists them.
@@ -51,6 +58,15 @@ struct RunConfig {
   // backward (TinyTransformer::recomputeBlocks): the same values and gradients, peak memory of
   // about one block's activations instead of every block's, about a third more compute per step.
   bool recomputeActivations = false;
+  // The attention code every forward pass runs (model/attention_path.h): "fused", "reference",
+  // "fused-direct", or "sdpa" where LibTorch has it. The paths agree up to float rounding, so a
+  // run's numbers depend on it. Default: POSLAB_ATTENTION where it names one, else "fused".
+  std::string attention = defaultAttentionPathName();
+  // Read the step's metrics (loss, accuracy, gradient norm, position parameters) back to the host
+  // every this many steps and at the last step; the steps between queue their GPU work without
+  // waiting and report NaN (trainer.cpp). The training itself does not depend on it. Default:
+  // POSLAB_METRICS_EVERY where it is a whole number above 1, else 1 (every step).
+  long long metricsEvery = defaultMetricsEvery();
 };
 
 struct TrainConfig {

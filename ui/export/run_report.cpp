@@ -95,6 +95,9 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
               for (long long n : c.run.evalLengths) l << QString::number(n);
               return l.join(", ");
             }());
+  md += QObject::tr("- attention path: %1, metrics read every %2 step(s)\n")
+            .arg(QString::fromStdString(c.run.attention))
+            .arg(c.run.metricsEvery);
   if (!panel->statusText().isEmpty()) md += QObject::tr("- status: %1\n").arg(panel->statusText());
   md += '\n';
 
