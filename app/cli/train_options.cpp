@@ -7,21 +7,13 @@
 #include "encodings/params.h"
 #include "model/pin_check.h"
 #include "tasks/task.h"
+#include "tasks/task_info.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "train/run_limits.h"
 #include "util/error.h"
 
 namespace poslab::cli {
-
-namespace {
-// Training lengths that suit each task when the user gives none.
-long long defaultTrainLength(const std::string& task) {
-  if (task == "byte-lm") return 128;
-  if (task == "kv-retrieval") return 256;  // 32 pairs fill a quarter of the body
-  return 64;
-}
-}  // namespace
 
 std::vector<long long> parseLengthList(const std::string& text, const std::string& what) {
   std::vector<long long> out;
@@ -166,7 +158,8 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   if (o.trainLength > 0)
     c.task.trainLength = o.trainLength;
   else if (o.configFile.empty())
-    c.task.trainLength = defaultTrainLength(c.task.id);
+    c.task.trainLength = findTaskInfo(c.task.id) ? findTaskInfo(c.task.id)->defaultTrainLength
+                                                 : TaskConfig{}.trainLength;  // checked later
   if (o.minTrainLength >= 0) c.task.minTrainLength = o.minTrainLength;
   if (o.evalData >= 0) c.run.evalData = static_cast<uint64_t>(o.evalData);
   c.model.family = family;

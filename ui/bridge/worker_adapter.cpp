@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>  // at::NoGradGuard: LibTorch 2.x no longer brings it with ATen.h
 
+#include "tasks/task_info.h"
 #include "train/lag_response.h"
 #include "train/training_worker.h"
 
@@ -130,7 +131,8 @@ void TrainingRun::requestSamples(long long count, long long length) {
       [count, length](Trainer& t, TrainingSamples& s) {
         s.taskId = t.config().task.id;
         s.examples = t.samplePredictions(count, length);
-        if (s.taskId == "indirect-indexing")
+        const TaskInfo* task = findTaskInfo(s.taskId);
+        if (task && task->capabilities.decodedExamples)
           for (const auto& e : s.examples)
             s.indirect.push_back(decodeIndirectIndexing(t.config().task, e.tokens, e.prediction));
       },
