@@ -400,14 +400,6 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
   return out;
 }
 
-at::Tensor Trainer::predictLogits(const at::Tensor& tokens) {
-  State& s = *s_;
-  torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);
-  return s.model->forward(tokens.to(s.device)).to(torch::kCPU, torch::kDouble);
-}
-
 const Task& Trainer::evalTask() const {
   return *s_->evalTask;
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bridge/inspect_attention.h"
 #include "io/json_fields.h"
 #include "tiny_setups.h"
 #include "training/training_controller.h"
@@ -230,12 +231,16 @@ class TestTrainingController : public QObject {
     c.stepOnce(formFromExperiment(tiny()));
     QTRY_COMPARE_WITH_TIMEOUT(c.stepCount(), 1LL, kWaitMs);
     std::vector<long long> answered;
-    connect(&c, &TrainingController::attentionReady, this,
-            [&](int, const TrainingAttention& a) { answered.push_back(a.sample.length); });
-    c.requestAttention(0, 12, 64);
-    c.requestAttention(0, 13, 64);
-    c.requestAttention(0, 15, 64);
-    c.requestAttention(5, 12, 64);  // no such run: ignored
+    connect(&c, &TrainingController::inspected, this, [&](int, const InspectionResult& r) {
+      answered.push_back(r.value.value<TrainingAttention>().sample.length);
+    });
+    auto attention = [](long long length) {
+      return inspectionRequest(kAttentionInspection, AttentionArgs{length, 64});
+    };
+    c.inspect(0, attention(12));
+    c.inspect(0, attention(13));
+    c.inspect(0, attention(15));
+    c.inspect(5, attention(12));  // no such run: ignored
     QTRY_COMPARE_WITH_TIMEOUT(answered.size(), size_t(2), kWaitMs);
     QTest::qWait(300);
     QCOMPARE(answered, std::vector<long long>({12, 15}));

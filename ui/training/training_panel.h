@@ -17,6 +17,8 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -181,6 +183,8 @@ class TrainingPanel : public QWidget {
   PopeUsageView* popeUsageView_ = nullptr;
   DistanceAccuracyView* distanceView_ = nullptr;
   QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
+  // Each inspection kind's answer (bridge/inspection.h) to the view that shows it: (run, value).
+  std::map<std::string, std::function<void(int, const QVariant&)>> showInspection_;
 };
 
 }  // namespace poslab::ui
