@@ -12,9 +12,9 @@ namespace poslab {
 
 namespace {
 
-// The limits are the training panel's (ui/training/training_panel.cpp), so that a file the CLI
-// accepts is one the GUI can show; the run-length bounds are run_limits.h's, shared with the panel.
-// Steps may be 0 here (train nothing, evaluate the initial model).
+// The training form takes its ranges from these rows (ui/training/training_setup.cpp, formFields),
+// so that a file the CLI accepts is one the GUI can show; the run-length bounds are run_limits.h's.
+// Steps may be 0 here (train nothing, evaluate the initial model); the form asks for at least 1.
 const std::vector<JsonField<TaskConfig>>& taskFields() {
   static const std::vector<JsonField<TaskConfig>> t = {
       {"id", &TaskConfig::id, anyValue(), "task id: indirect-indexing, kernel-lm, ..."},
@@ -98,6 +98,13 @@ const std::vector<JsonField<RunConfig>>& runConfigFields() {
 
 void TrainConfig::validate() const {
   validate(JsonPath{});
+}
+
+void TrainConfig::checkFields(const JsonPath& at) const {
+  checkJsonFields(model, at.key("model"), modelConfigFields());
+  checkJsonFields(task, at.key("task"), taskFields());
+  checkJsonFields(optim, at.key("optim"), optimFields());
+  checkJsonFields(run, at.key("run"), runFields());
 }
 
 void TrainConfig::validate(const JsonPath& at) const {

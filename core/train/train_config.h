@@ -79,6 +79,9 @@ struct TrainConfig {
   // read), and the checks across fields.
   void validate() const;
   void validate(const JsonPath& at) const;
+  // Only the first part: each field within its table's limits, as readTrainConfig checks a file
+  // (no checks across fields: those wait for the run to be built, as for a file).
+  void checkFields(const JsonPath& at) const;
 };
 
 // Strict reading: an object with the keys "model", "task", "optim", "run", each an object of known
@@ -88,6 +91,12 @@ void readTrainConfig(const nlohmann::json& j, const JsonPath& at, TrainConfig& o
 // A TrainConfig JSON file (`train --config`, a run's config.json): readJsonFile then
 // readTrainConfig; `what` names it in messages ("--config").
 TrainConfig readTrainConfigFile(const std::string& path, const std::string& what);
+
+// The key tables themselves (train_config.cpp): each field's key, limits and meaning, for a front
+// end that shows the fields (the training form takes its ranges from them: jsonFieldOf).
+const std::vector<JsonField<TaskConfig>>& taskConfigFields();
+const std::vector<JsonField<OptimConfig>>& optimConfigFields();
+const std::vector<JsonField<RunConfig>>& runConfigFields();
 
 // nlohmann's conversions, through the same tables (from_json is strict, with no source name).
 

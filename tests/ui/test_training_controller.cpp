@@ -92,25 +92,38 @@ class TestTrainingController : public QObject {
 
   // The form's maximum of every value is one core accepts, and one more is refused by formProblem
   // naming the key (so a setup the CLI runs is one the GUI shows, and the names are core's keys).
+  // The keys and the setters here are written out independently of training_setup.cpp's table.
   void formRangesLieWithinCoresLimits() {
     using Set = std::function<void(poslab::ExperimentSpec&, double)>;
-    const std::vector<std::pair<const char*, Set>> rows = {
-        {"config.run.steps", [](auto& e, double v) { e.base.run.steps = (long long)v; }},
-        {"config.task.train_length",
+    using S = TrainingFormSettings;
+    struct Row {
+      FormMember member;
+      const char* path;
+      Set set;
+    };
+    const std::vector<Row> rows = {
+        {&S::steps, "config.run.steps", [](auto& e, double v) { e.base.run.steps = (long long)v; }},
+        {&S::trainLength, "config.task.train_length",
          [](auto& e, double v) { e.base.task.trainLength = (long long)v; }},
-        {"config.optim.batch", [](auto& e, double v) { e.base.optim.batch = (long long)v; }},
-        {"config.optim.lr", [](auto& e, double v) { e.base.optim.lr = v; }},
-        {"config.model.d_model", [](auto& e, double v) { e.base.model.dModel = (long long)v; }},
-        {"config.model.heads", [](auto& e, double v) { e.base.model.heads = (long long)v; }},
-        {"config.model.layers", [](auto& e, double v) { e.base.model.layers = (long long)v; }},
-        {"config.run.eval_every", [](auto& e, double v) { e.base.run.evalEvery = (long long)v; }},
-        {"config.run.eval_sequences",
+        {&S::batch, "config.optim.batch",
+         [](auto& e, double v) { e.base.optim.batch = (long long)v; }},
+        {&S::lr, "config.optim.lr", [](auto& e, double v) { e.base.optim.lr = v; }},
+        {&S::dModel, "config.model.d_model",
+         [](auto& e, double v) { e.base.model.dModel = (long long)v; }},
+        {&S::heads, "config.model.heads",
+         [](auto& e, double v) { e.base.model.heads = (long long)v; }},
+        {&S::layers, "config.model.layers",
+         [](auto& e, double v) { e.base.model.layers = (long long)v; }},
+        {&S::evalEvery, "config.run.eval_every",
+         [](auto& e, double v) { e.base.run.evalEvery = (long long)v; }},
+        {&S::evalSequences, "config.run.eval_sequences",
          [](auto& e, double v) { e.base.run.evalSequences = (long long)v; }},
-        {"config.optim.position_lr_scale",
+        {&S::positionLrScale, "config.optim.position_lr_scale",
          [](auto& e, double v) { e.base.optim.positionLrScale = v; }},
     };
-    for (const auto& [path, set] : rows) {
-      const FormRange r = formRange(path);
+    for (const auto& [member, path, set] : rows) {
+      const FormRange r = formRange(member);
+      QCOMPARE(formPath(member), std::string(path));
       QVERIFY2(r.max > r.min, path);
       for (double v : {r.min, r.max}) {
         poslab::ExperimentSpec e = tiny();

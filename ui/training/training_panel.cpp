@@ -206,7 +206,7 @@ poslab::ExperimentSpec TrainingPanel::runningExperiment() const {
 }
 
 bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* error) {
-  const QString problem = setupProblem(spec);
+  const QString problem = trainingSetupProblem(spec);
   if (!problem.isEmpty()) {
     *error = problem;
     return false;
@@ -228,7 +228,7 @@ void TrainingPanel::loadControls(const poslab::ExperimentSpec& spec) {
 
 bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
                                                  const QStringList& checkpoints, QString* error) {
-  const QString problem = setupProblem(spec);
+  const QString problem = trainingSetupProblem(spec);
   if (!problem.isEmpty()) {
     *error = problem;
     return false;

@@ -85,18 +85,11 @@ class TrainingPanel : public QWidget {
   poslab::ExperimentSpec experiment() const;
   // Loads a setup into the controls (first seed only; 1-4 families) and drops the current runs.
   // False, with the reason in *error and nothing changed, for an unknown task or family or a
-  // value the controls cannot hold exactly (controlsProblem).
+  // value the controls cannot hold exactly (trainingSetupProblem, training_setup.h).
   bool setExperiment(const poslab::ExperimentSpec& spec, QString* error);
   // The setup the current runs were built from: what they train, whatever the controls say now
   // (a session saved with the trained models, the run report). experiment() without runs.
   poslab::ExperimentSpec runningExperiment() const;
-  // Empty when the controls hold every value of `spec` they show exactly; else the first field
-  // they would clamp or round ("field 'config.model.d_model' = 8192 is outside the training
-  // panel's range [4, 4096]"), named as in a preset file under `prefix` ("training." in a
-  // session). setExperiment refuses such a setup rather than change it silently.
-  QString controlsProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {}) const {
-    return formProblem(spec, prefix);
-  }
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
 
