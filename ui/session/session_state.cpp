@@ -15,11 +15,8 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
-#include "main_window.h"
-#include "menus/edit_view_menus.h"
 #include "training/training_panel.h"
 #include "training/training_setup.h"
-#include "undo/parameter_undo.h"
 
 namespace poslab::ui {
 
@@ -33,27 +30,24 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-QString viewName(WindowView v) {
-  return windowViewNames().split('|').value(static_cast<int>(v));
-}
-
 }  // namespace
 
 // sessionToJson and sessionFromJson: session_json.cpp (QtCore only, fuzzed).
 
-SessionState captureSession(const MainWindow& w) {
+SessionState captureSession(const SessionParts& w) {
+  const ExplorerWidgets& e = w.explorer;
   SessionState s;
-  s.family = w.parameters()->familyId();
-  s.values = w.parameters()->values();
-  s.views.kernel = w.kernelView()->settings();
-  const AttentionViewSettings attention = w.attentionView()->settings();
+  s.family = e.parameters->familyId();
+  s.values = e.parameters->values();
+  s.views.kernel = e.kernel->settings();
+  const AttentionViewSettings attention = e.attention->settings();
   s.views.attention = attention.map;
   s.views.attentionLogColor = attention.logColor;
-  s.views.norms = w.normsView()->settings();
-  s.views.probe = w.probeView()->settings();
-  s.views.diagnostics = w.diagnosticsView()->settings();
-  s.tab = viewName(w.currentView()).toStdString();
-  s.training = w.trainingPanel()->experiment();
+  s.views.norms = e.norms->settings();
+  s.views.probe = e.probe->settings();
+  s.views.diagnostics = e.diagnostics->settings();
+  s.tab = windowViewName(w.views->currentView()).toStdString();
+  s.training = w.training->experiment();
   return s;
 }
 
@@ -89,7 +83,7 @@ std::map<std::string, double> fullValues(const FamilyDescription& f, const Sessi
 
 }  // namespace
 
-QString validateSession(const MainWindow& w, const SessionState& s, bool withTraining) {
+QString validateSession(const SessionParts& w, const SessionState& s, bool withTraining) {
   const FamilyDescription* family = findFamily(s.family);
   if (!family)
     return QObject::tr("field 'explorer.family': unknown family '%1' (see `poslab-cli families`)")
@@ -171,7 +165,7 @@ QString validateSession(const MainWindow& w, const SessionState& s, bool withTra
   return {};
 }
 
-bool applySession(MainWindow& w, const SessionState& s, QString* error, bool withTraining) {
+bool applySession(const SessionParts& w, const SessionState& s, QString* error, bool withTraining) {
   const QString problem = validateSession(w, s, withTraining);
   if (!problem.isEmpty()) {
     *error = problem;
@@ -182,9 +176,9 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error, bool wit
   for (const SessionCheckpoint& c : s.checkpoints) checkpoints << q(c.file);
   bool trainingOk = true;
   if (withTraining)
-    trainingOk = checkpoints.isEmpty() ? w.trainingPanel()->setExperiment(s.training, error)
-                                       : w.trainingPanel()->setExperimentWithCheckpoints(
-                                             s.training, checkpoints, error);
+    trainingOk = checkpoints.isEmpty()
+                     ? w.training->setExperiment(s.training, error)
+                     : w.training->setExperimentWithCheckpoints(s.training, checkpoints, error);
   if (!trainingOk) {
     *error = (checkpoints.isEmpty() ? QObject::tr("training setup: %1")
                                     : QObject::tr("trained models: %1"))
@@ -192,21 +186,20 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error, bool wit
     return false;
   }
   // One Edit > Undo step takes the explorer back to where it was before the load.
-  ParameterUndo* undo = w.editViewMenus() ? w.editViewMenus()->undo() : nullptr;
-  if (undo) undo->stack()->beginMacro(QObject::tr("Load state"));
-  ParameterPanel* params = w.parameters();
-  params->setFamily(s.family);
+  if (w.undo) w.undo->beginMacro(QObject::tr("Load state"));
+  const ExplorerWidgets& e = w.explorer;
+  e.parameters->setFamily(s.family);
   for (const auto& [name, value] : fullValues(*findFamily(s.family), s))
-    params->setValue(name, value);
-  if (undo) undo->stack()->endMacro();
+    e.parameters->setValue(name, value);
+  if (w.undo) w.undo->endMacro();
 
   const ViewSettings& v = s.views;
-  w.kernelView()->setSettings(v.kernel);
-  w.attentionView()->setSettings({v.attention, v.attentionLogColor});
-  w.normsView()->setSettings(v.norms);
-  w.probeView()->setSettings(v.probe);
-  w.diagnosticsView()->setSettings(v.diagnostics);
-  w.showView(*parseWindowView(q(s.tab)));
+  e.kernel->setSettings(v.kernel);
+  e.attention->setSettings({v.attention, v.attentionLogColor});
+  e.norms->setSettings(v.norms);
+  e.probe->setSettings(v.probe);
+  e.diagnostics->setSettings(v.diagnostics);
+  w.views->showView(*parseWindowView(q(s.tab)));
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "training/training_panel.h"
 
+#include <qcustomplot.h>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -319,6 +320,12 @@ void TrainingPanel::replot() {
   positionView_->replot();
   curvesView_->replot();
   distanceView_->replot();
+}
+
+std::vector<QCustomPlot*> TrainingPanel::plots() const {
+  // The views own their plots (one or several each); the panel owns the views.
+  const QList<QCustomPlot*> all = findChildren<QCustomPlot*>();
+  return {all.begin(), all.end()};
 }
 
 void TrainingPanel::showStatus(const QString& text) {

@@ -26,6 +26,7 @@
 #include "training/training_controller.h"
 #include "training/training_curves_view.h"
 
+class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -92,6 +93,8 @@ class TrainingPanel : public QWidget {
   poslab::ExperimentSpec runningExperiment() const;
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
+  // Every plot of the tab's views, in tab order (the run report's figures).
+  std::vector<QCustomPlot*> plots() const;
 
   // Trained models. A checkpoint (core's poslab-checkpoint-1 file: config, weights, optimiser
   // state, step) continues a run exactly where it was saved.
