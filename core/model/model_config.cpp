@@ -82,6 +82,10 @@ void ModelConfig::validate(const JsonPath& at) const {
                            " is not divisible by heads = " + std::to_string(heads));
 }
 
+const std::vector<JsonField<ModelConfig>>& modelConfigFields() {
+  return modelFields();
+}
+
 void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out) {
   readJsonFields(j, at, modelFields(), out);
   checkFamily(out.family, at.key("family"), /*loadFiles=*/false);
