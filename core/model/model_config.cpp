@@ -63,6 +63,10 @@ void ModelConfig::validate(const JsonPath& at) const {
                            " is not divisible by heads = " + std::to_string(heads));
 }
 
+const std::vector<JsonField<ModelConfig>>& modelConfigFields() {
+  return modelFields();
+}
+
 void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out) {
   readJsonFields(j, at, modelFields(), out);
 }
