@@ -117,10 +117,10 @@ class TestPopeUsage : public QObject {
     QVERIFY(!view->measureButton()->isEnabled());
     QVERIFY(view->plot()->isHidden());
     QVERIFY2(view->infoText().contains("this run's family is alibi"), qPrintable(view->infoText()));
-    QSignalSpy spy(panel.run(alibiRun), &TrainingRun::popeUsageReady);
-    panel.run(alibiRun)->requestPopeUsage(12, 2);
+    QSignalSpy spy(panel.run(alibiRun), &TrainingRun::inspected);
+    panel.run(alibiRun)->inspect(inspectionRequest(kPopeUsageInspection, PopeUsageArgs{12, 2}));
     QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
-    const auto refused = spy.at(0).at(1).value<TrainingPopeUsage>();
+    const auto refused = spy.at(0).at(1).value<InspectionResult>().value.value<TrainingPopeUsage>();
     QVERIFY2(refused.error.contains("this run's family is alibi"), qPrintable(refused.error));
     QVERIFY(refused.usage.usage.empty());
 
