@@ -11,6 +11,7 @@
 
 #include "bridge/inspect_samples.h"
 #include "bridge/inspection.h"
+#include "inspection_answers.h"
 #include "tiny_setups.h"
 #include "training/training_controller.h"
 #include "training/training_setup.h"
@@ -61,16 +62,6 @@ bool oneStepTaken(TrainingController& c) {
   return QTest::qWaitFor([&] { return c.stepCount() == 1; }, kWaitMs);
 }
 
-// The answers of `kind` the controller relayed, in order.
-template <class Result>
-std::vector<Result> answersOf(const QSignalSpy& spy, const std::string& kind) {
-  std::vector<Result> out;
-  for (const auto& args : spy) {
-    const auto r = args.at(1).value<InspectionResult>();
-    if (r.kind == kind) out.push_back(r.value.value<Result>());
-  }
-  return out;
-}
 }  // namespace
 
 class TestInspectionKinds : public QObject {
@@ -89,8 +80,8 @@ class TestInspectionKinds : public QObject {
     c.inspect(0, inspectionRequest(kSamplesInspection, SamplesArgs{6, 12}));
     QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 2, kWaitMs);
     QCOMPARE(sent.count(), 2);
-    const auto counted = answersOf<CorrectCount>(spy, kCorrectCount);
-    const auto samples = answersOf<TrainingSamples>(spy, kSamplesInspection);
+    const auto counted = test::answersOf<CorrectCount>(spy, kCorrectCount);
+    const auto samples = test::answersOf<TrainingSamples>(spy, kSamplesInspection);
     QCOMPARE(counted.size(), size_t(1));
     QCOMPARE(samples.size(), size_t(1));
     QVERIFY2(counted[0].error.empty(), counted[0].error.c_str());
@@ -114,11 +105,11 @@ class TestInspectionKinds : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 3, kWaitMs);
     QTest::qWait(300);
     QCOMPARE(spy.count(), 3);
-    const auto counted = answersOf<CorrectCount>(spy, kCorrectCount);
+    const auto counted = test::answersOf<CorrectCount>(spy, kCorrectCount);
     QCOMPARE(counted.size(), size_t(2));
     QCOMPARE(counted[0].examples, 2LL);
     QCOMPARE(counted[1].examples, 4LL);
-    QCOMPARE(answersOf<TrainingSamples>(spy, kSamplesInspection).size(), size_t(1));
+    QCOMPARE(test::answersOf<TrainingSamples>(spy, kSamplesInspection).size(), size_t(1));
   }
 
   // A kind that throws answers with its error; an unregistered kind answers with no value; the
@@ -131,7 +122,7 @@ class TestInspectionKinds : public QObject {
     c.inspect(0, inspectionRequest("no-such-kind", CorrectCountArgs{1}));
     c.inspect(0, inspectionRequest(kCorrectCount, SamplesArgs{1, 0}));
     QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 3, kWaitMs);
-    const auto failed = answersOf<CorrectCount>(spy, kAlwaysFails);
+    const auto failed = test::answersOf<CorrectCount>(spy, kAlwaysFails);
     QCOMPARE(failed.size(), size_t(1));
     QCOMPARE(failed[0].error, std::string("this kind always fails"));
     bool unknownAnswered = false;
@@ -140,7 +131,7 @@ class TestInspectionKinds : public QObject {
       if (r.kind == "no-such-kind") unknownAnswered = !r.value.isValid();
     }
     QVERIFY(unknownAnswered);
-    const auto wrongArgs = answersOf<CorrectCount>(spy, kCorrectCount);
+    const auto wrongArgs = test::answersOf<CorrectCount>(spy, kCorrectCount);
     QCOMPARE(wrongArgs.size(), size_t(1));
     QVERIFY2(wrongArgs[0].error.find("arguments of another kind") != std::string::npos,
              wrongArgs[0].error.c_str());

@@ -17,6 +17,7 @@
 #include <memory>
 #include <utility>
 
+#include "inspection_answers.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
 #include "training/lag_response_view.h"
@@ -64,6 +65,7 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b,
   }
   return ab / std::sqrt(aa * bb);
 }
+
 }  // namespace
 
 class TestLagResponse : public QObject {
@@ -179,10 +181,10 @@ class TestLagResponse : public QObject {
     // Errors come back as text: a length the task cannot generate.
     QSignalSpy spy(panel.run(0), &TrainingRun::inspected);
     panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{1, 2}));
-    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
-    const auto bad = spy.at(0).at(1).value<InspectionResult>().value.value<TrainingLagResponse>();
-    QVERIFY2(bad.error.contains("length 1"), qPrintable(bad.error));
-    QVERIFY(bad.response.lags.empty());
+    const auto bad = test::awaitAnswer<TrainingLagResponse>(spy, kLagResponseInspection, kWaitMs);
+    QVERIFY(bad.has_value());
+    QVERIFY2(bad->error.contains("length 1"), qPrintable(bad->error));
+    QVERIFY(bad->response.lags.empty());
   }
 
   // Replacing the runs while a long probe is running stops the probe instead of waiting for it
@@ -230,9 +232,9 @@ class TestLagResponse : public QObject {
     QVERIFY(view->plot()->isHidden());
     QSignalSpy spy(panel.run(0), &TrainingRun::inspected);
     panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{12, 2}));
-    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
-    const auto r = spy.at(0).at(1).value<InspectionResult>().value.value<TrainingLagResponse>();
-    QVERIFY2(r.error.contains("kernel-lm or sector-teacher"), qPrintable(r.error));
+    const auto r = test::awaitAnswer<TrainingLagResponse>(spy, kLagResponseInspection, kWaitMs);
+    QVERIFY(r.has_value());
+    QVERIFY2(r->error.contains("kernel-lm or sector-teacher"), qPrintable(r->error));
     QTest::qWait(50);
     QCOMPARE(view->plot()->graph(0)->dataCount(), 0);  // the panel shows nothing it did not ask
   }
