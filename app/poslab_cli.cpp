@@ -4,18 +4,48 @@
 
 #include <c10/util/Exception.h>
 
+#include <csignal>
 #include <iostream>
+#include <limits>
 #include <string>
 
 #include "cli/cli_common.h"
+#include "cli/out_of_memory.h"
 #include "cli/stop_signals.h"
+#include "limits/work_budget.h"
 #include "util/error.h"
 #include "util/threads.h"
 
+namespace {
+// The subcommand being run (empty before one was parsed), for messages about it.
+std::string chosenCommand(CLI::App& app) {
+  for (const auto* sub : app.get_subcommands()) return sub->get_name();
+  return {};
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f) the kernel's SIGXFSZ killed a run mid-write (exit 153),
+  // leaving a temporary behind; ignored, the write fails with EFBIG and the writer reports it,
+  // removing its temporary (io/atomic_file.h).
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"PosLab: a laboratory for relative positional encodings (headless tool)",
                "poslab-cli"};
   app.require_subcommand(1);
+  // The work budgets (limits/work_budget.h, docs/LIMITS.md) are raised for one command by an
+  // explicit factor; accepted before or after the command's name (fallthrough).
+  app.fallthrough();
+  app.add_option_function<std::string>(
+         "--budget", [](const std::string& v) { poslab::setWorkBudgetScale(std::stod(v)); },
+         "multiply every work and memory budget by FACTOR, for a request you mean to run "
+         "(docs/LIMITS.md)")
+      ->type_name("FACTOR")
+      ->check(poslab::cli::numberIn(1e-6, 1e15))
+      ->trigger_on_parse();
+  app.add_flag_callback(
+         "--no-budget", [] { poslab::setWorkBudgetScale(std::numeric_limits<double>::infinity()); },
+         "lift every work and memory budget (the request may run for hours or exhaust memory)")
+      ->trigger_on_parse();
   app.set_help_all_flag("--help-all", "show help for every command");
   poslab::cli::addFamiliesCommand(app);
   poslab::cli::addKernelCommand(app);
@@ -62,10 +92,16 @@ int main(int argc, char** argv) {
     std::cerr << "poslab-cli: error: " << e.what() << "\n";
     return 2;
   } catch (const c10::Error& e) {
-    std::cerr << "poslab-cli: error: " << e.what_without_backtrace() << "\n";
+    const std::string message = e.what_without_backtrace();
+    std::cerr << "poslab-cli: error: "
+              << (poslab::cli::isAllocationFailure(message)
+                      ? poslab::cli::outOfMemoryMessage(chosenCommand(app), message)
+                      : message)
+              << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "poslab-cli: error: out of memory (try a smaller length)\n";
+    std::cerr << "poslab-cli: error: " << poslab::cli::outOfMemoryMessage(chosenCommand(app), "")
+              << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "poslab-cli: error: " << e.what() << "\n";

@@ -11,6 +11,7 @@
 
 #include "encodings/params.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace poslab::cli {
 
@@ -32,6 +33,12 @@ std::map<std::string, double> parseSets(const std::vector<std::string>& sets) {
 }
 
 void printJson(const nlohmann::json& doc) {
+  if (doc.is_object() && !doc.contains("threads") && configuredThreads() > 0) {
+    nlohmann::json withThreads = doc;
+    withThreads["threads"] = configuredThreads();
+    std::cout << withThreads.dump(2) << "\n";
+    return;
+  }
   std::cout << doc.dump(2) << "\n";
 }
 
@@ -76,6 +83,20 @@ CLI::Validator integerIn(long long lo, long long hi) {
         const long long n = std::strtoll(v.c_str(), &end, 10);
         if (v.empty() || *end != '\0' || errno == ERANGE || n < lo || n > hi)
           return "'" + v + "' must be a whole number in " + range;
+        return {};
+      },
+      range);
+}
+
+CLI::Validator numberIn(double lo, double hi) {
+  const std::string range = "[" + formatNumber(lo) + ", " + formatNumber(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& v) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !std::isfinite(x) || !(x >= lo && x <= hi))
+          return "'" + v + "' must be a number in " + range;
         return {};
       },
       range);

@@ -21,7 +21,7 @@ void addCommonOptions(CLI::App* cmd, CommonOptions& opts);
 // Parses the --set list; a repeated name keeps the last value. Throws InvalidArgument.
 std::map<std::string, double> parseSets(const std::vector<std::string>& sets);
 
-// Prints one JSON document on stdout.
+// Prints one JSON document on stdout; an object gets "threads", the intra-op thread count in use.
 void printJson(const nlohmann::json& doc);
 
 // A plain text table: header row, then rows, columns padded to their widest cell.
@@ -33,6 +33,10 @@ std::string formatNumber(double v, int precision = 6);
 // A CLI11 check that the option's value is a whole number in [lo, hi]; the message names the value
 // and the range (CLI11 prefixes the option's name), e.g. "--steps: '0' must be in [1, 1000000]".
 CLI::Validator integerIn(long long lo, long long hi);
+
+// A CLI11 check that the option's value is a finite number in [lo, hi] (CLI::Range lets nan pass:
+// every comparison with it is false).
+CLI::Validator numberIn(double lo, double hi);
 
 // Throws InvalidArgument naming `what` when a name occurs twice in `names`.
 void requireDistinct(const std::vector<std::string>& names, const std::string& what);

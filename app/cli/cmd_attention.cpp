@@ -8,6 +8,7 @@
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
 #include "io/atomic_file.h"
+#include "limits/work_budget.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -41,6 +42,7 @@ void addAttentionCommand(CLI::App& app) {
       throw InvalidArgument("--head " + std::to_string(o->head) + " is not in 1.." +
                             std::to_string(H));
     checkMapFits(o->T, H);
+    checkWorkFits(attentionMapCost(o->T, H, enc->headDim()), "--T " + std::to_string(o->T));
     AttentionMap map;
     if (o->content == "free") {
       map = positionalAttentionMap(*enc, o->T, o->head - 1);

@@ -218,7 +218,7 @@ void addRunCommand(CLI::App& app) {
   cmd->add_option("--position-lr", o->positionLr,
                   "override the preset's learning-rate multiplier of the position parameters "
                   "(optim.position_lr_scale)")
-      ->check(CLI::Range(0.001, 100000.0));
+      ->check(numberIn(0.001, 100000.0));
   cmd->add_option("--device", o->device, "override the preset's device (run.device)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   cmd->add_flag("--recompute-activations", o->recomputeActivations,

@@ -4,6 +4,7 @@
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
 #include "io/atomic_file.h"
+#include "limits/work_budget.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -23,23 +24,14 @@ std::pair<long long, long long> parseLagRange(const std::string& text) {
     throw InvalidArgument("--lags '" + text + "' is not A:B", "for example --lags 0:512");
   return {parse(text.substr(0, colon)), parse(text.substr(colon + 1))};
 }
-// Each printed cell costs a std::string (or a JSON number) on top of its double: about this many
-// bytes; 16M lags of a 4-column family reached 5.7 GB before failing.
-constexpr double kBytesPerCell = 64;
-constexpr double kTableBudgetBytes = 1.0 * (1LL << 30);
-
 // Refuses a lag range whose table would not fit the budget, before computing any of it.
 void checkTableFits(const Encoding& enc, long long a, long long b) {
   const double lags = static_cast<double>(b) - static_cast<double>(a);
   if (lags <= 1) return;  // lagRange itself rejects an empty or negative range
-  const double columns = static_cast<double>(enc.basis(lagRange(a, a + 1)).names.size()) + 2;
-  const double bytes = lags * columns * kBytesPerCell;
-  if (bytes > kTableBudgetBytes)
-    throw InvalidArgument("--lags " + std::to_string(a) + ":" + std::to_string(b) + " is " +
-                              formatNumber(lags, 12) + " lags, a table of about " +
-                              std::to_string(static_cast<long long>(bytes / (1 << 20))) +
-                              " MiB, over the 1024 MiB budget",
-                          "use a shorter range");
+  const auto columns = static_cast<long long>(enc.basis(lagRange(a, a + 1)).names.size());
+  checkWorkFits(lagTableCost(b - a, columns), "--lags " + std::to_string(a) + ":" +
+                                                  std::to_string(b) + " (" + std::to_string(b - a) +
+                                                  " lags)");
 }
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "analysis/feature_norms.h"
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
+#include "limits/work_budget.h"
 
 namespace poslab::cli {
 
@@ -43,7 +44,11 @@ void addNormsCommand(CLI::App& app) {
   addCommonOptions(cmd, o->common);
   cmd->callback([o] {
     auto enc = makeEncoding(o->family, parseSets(o->common.sets));
-    NormProfile prof = featureNormProfile(*enc, logPositionGrid(o->maxPos, o->perDecade), o->seed);
+    const std::vector<long long> grid = logPositionGrid(o->maxPos, o->perDecade);
+    checkWorkFits(featureNormCost(o->maxPos, static_cast<long long>(grid.size()), enc->isRelative(),
+                                  enc->heads(), enc->headDim()),
+                  "--max-pos " + std::to_string(o->maxPos));
+    NormProfile prof = featureNormProfile(*enc, grid, o->seed);
     if (o->common.json) {
       nlohmann::json doc{{"family", prof.family},
                          {"factorized", prof.factorized},

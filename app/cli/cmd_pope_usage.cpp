@@ -1,11 +1,13 @@
 // `poslab-cli pope-usage --checkpoint FILE`: how much of each layer's attention score each
 // frequency carries in a trained PoPE or RoPE model (MATH 4.6; the PoPE paper compares the two),
 // on sequences of the run's own task.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "analysis/pope_frequency_usage.h"
 #include "cli/cli_common.h"
+#include "limits/work_budget.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
@@ -58,6 +60,11 @@ void addPopeUsageCommand(CLI::App& app) {
       throw InvalidArgument("checkpoint '" + o->checkpoint + "': " + e.what());
     }
     const long long length = o->length > 0 ? o->length : cfg.task.trainLength;
+    const long long rows = std::max<long long>(1, cfg.run.evalTokensPerBatch / length);
+    checkWorkFits(
+        forwardCost(cfg.model, trainer->vocabSize(), length, o->sequences,
+                    std::min(rows, o->sequences)),
+        "--length " + std::to_string(length) + " with --sequences " + std::to_string(o->sequences));
     const PopeFrequencyUsage u = popeFrequencyUsage(trainer->inspected(), length, o->sequences);
     if (o->json) {
       nlohmann::json layers = nlohmann::json::array();

@@ -1,11 +1,14 @@
 // `poslab-cli probe`: the kernel probe of docs/MATH.md 4.1 (the Jordan-RoPE reference's toy study):
 // per family the MSE in the training window and out to 2x, 4x and 8x it, best at 8x first.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
 #include "analysis/kernel_probe.h"
 #include "cli/cli_common.h"
 #include "encodings/registry.h"
+#include "limits/work_budget.h"
 #include "util/error.h"
 
 namespace poslab::cli {
@@ -48,6 +51,20 @@ void addProbeCommand(CLI::App& app) {
       throw InvalidArgument("--families '" + o->families + "' names no family",
                             "give family ids, e.g. rope,alibi, or 'all'");
     requireDistinct(s.families, "--families");
+    // The probe's own defaults (analysis/kernel_probe.h): L 1024, head_dim 64, head_dim/4
+    // channels, six families; it checks the values' ranges itself.
+    auto setting = [&](const char* name, double fallback) {
+      const auto it = s.overrides.find(name);
+      return it != s.overrides.end() && std::isfinite(it->second) ? it->second : fallback;
+    };
+    const double L = std::clamp(setting("L", 1024), 2.0, 1e6);
+    const double channels =
+        std::clamp(setting("channels", setting("head_dim", 64) / 4), 1.0, 512.0);
+    const auto familyCount = static_cast<long long>(s.families.empty() ? 6 : s.families.size());
+    checkWorkFits(
+        kernelProbeCost(familyCount, static_cast<long long>(channels), static_cast<long long>(L)),
+        "--set L=" + formatNumber(L) + " with " + std::to_string(familyCount) + " families and " +
+            formatNumber(channels) + " channels");
     ProbeReport r = runKernelProbe(s);
     if (o->common.json) {
       nlohmann::json doc{{"target", r.target},

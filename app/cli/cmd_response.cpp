@@ -1,11 +1,13 @@
 // `poslab-cli response --checkpoint FILE --length N`: what a trained kernel-lm / sector-teacher
 // model learned, lag by lag (flip one bit, watch the answer's margin), next to the task's kernel.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
 #include "cli/cli_common.h"
 #include "cli/progress.h"
 #include "io/atomic_file.h"
+#include "limits/work_budget.h"
 #include "train/lag_response.h"
 #include "train/trainer.h"
 #include "util/error.h"
@@ -41,15 +43,28 @@ void addResponseCommand(CLI::App& app) {
         return !v.empty() && v[0] != '-' && v != "0" ? std::string()
                                                      : "'" + v + "' must be a length >= 2";
       });
-  cmd->add_option("--samples", o->samples, "sequences averaged over")->capture_default_str();
+  cmd->add_option("--samples", o->samples, "sequences averaged over")
+      ->capture_default_str()
+      ->check(integerIn(1, 1LL << 20));
+  // Two at least: the spread's two ends, lag 1 and lag T-1.
   cmd->add_option("--lags", o->lags, "at most this many lags, evenly spread over [1, T-1]")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integerIn(2, 1LL << 20));
   cmd->add_option("--csv", o->csv, "write lag,response,target to this CSV file");
   cmd->add_flag("--json", o->json, "print one JSON document on stdout");
   cmd->callback([o] {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
     const long long trainLength = trainer->config().task.trainLength;
     const long long length = o->length > 0 ? o->length : 8 * trainLength;
+    // Each sample is (lags + 1) forward passes of `length` tokens, up to 64 rows at once.
+    const TrainConfig& cfg = trainer->config();
+    const long long rows = std::min(o->lags, std::max(length - 1, 1LL)) + 1;
+    const long long batch =
+        std::clamp<long long>(cfg.run.evalTokensPerBatch / std::max(length, 1LL), 1, 64);
+    checkWorkFits(forwardCost(cfg.model, trainer->vocabSize(), length, o->samples * rows,
+                              std::min(batch, rows)),
+                  "--length " + std::to_string(length) + " with --samples " +
+                      std::to_string(o->samples) + " and --lags " + std::to_string(o->lags));
     // Each sequence costs (lags + 1) forward passes of `length` tokens: minutes at long lengths.
     ProgressBar bar("response", o->samples);
     const LagResponse r = measureLagResponse(trainer->inspected(), length, o->samples, o->lags,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/cli_common.h"
+#include "limits/work_budget.h"
 #include "tasks/task.h"
 #include "util/error.h"
 
@@ -45,6 +46,10 @@ void addTaskKernelCommand(CLI::App& app) {
       throw InvalidArgument("--train-length " + std::to_string(o->trainLength) +
                             " must be positive");
     c.trainLength = o->trainLength > 0 ? o->trainLength : o->length;
+    // The task sums its kernel over the training lags when it is built: checked before that.
+    checkWorkFits(taskKernelCost(o->length, c.trainLength),
+                  o->trainLength > o->length ? "--train-length " + std::to_string(o->trainLength)
+                                             : "--length " + std::to_string(o->length));
     c.headDim = o->headDim;
     std::vector<std::string> sets = o->common.sets;
     sets.insert(sets.end(), o->taskSets.begin(), o->taskSets.end());

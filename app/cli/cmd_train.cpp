@@ -3,19 +3,23 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/distributed.h"
 #include "cli/experiment_report.h"
 #include "cli/progress.h"
+#include "cli/run_metrics.h"
 #include "cli/train_options.h"
 #include "io/atomic_file.h"
 #include "io/json_fields.h"
+#include "io/run_directory_lock.h"
 #include "tasks/task.h"
 #include "train/run_limits.h"
 #include "train/trainable_check.h"
 #include "train/trainer.h"
 #include "train/training_loop.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace poslab::cli {
 
@@ -96,6 +100,7 @@ void reportRun(Trainer& trainer, const TrainConfig& cfg, std::vector<EvalResult>
   setTeacherSpread(trainer, r);
   nlohmann::json doc = resultsJson(cfg.task.id, {r});
   doc["checkpoint"] = checkpoint;
+  doc["threads"] = intraOpThreads();
   writeFileAtomically(dir + "/summary.json", [&](std::ostream& os) { os << doc.dump(2) << "\n"; });
   if (json) return printJson(doc);
   printResultsTable({r}, makeTask(cfg.task)->hasAccuracy());
@@ -109,36 +114,34 @@ void reportRun(Trainer& trainer, const TrainConfig& cfg, std::vector<EvalResult>
   std::cout << "\nrun directory: " << dir << " (config.json, metrics.jsonl, checkpoint.pt)\n";
 }
 
-// Keeps the lines of metrics.jsonl up to `step` (those of the checkpoint --resume continues
-// from); the lines of steps after it were trained again.
-void truncateMetrics(const std::string& path, long long step) {
-  std::ifstream in(path);
-  std::vector<std::string> kept;
-  for (std::string line; std::getline(in, line);) {
-    try {
-      if (nlohmann::json::parse(line).at("step").get<long long>() <= step) kept.push_back(line);
-    } catch (const std::exception&) {
-      break;  // a line cut by a kill: nothing after it is kept
-    }
-  }
-  writeFileAtomically(path, [&](std::ostream& os) {
-    for (const auto& l : kept) os << l << "\n";
-  });
-}
-
-// The run to train: a new one, or with --resume the one whose checkpoint is in `dir`.
-std::unique_ptr<Trainer> startRun(TrainConfig cfg, const std::string& dir, bool resume, bool force,
-                                  bool writes) {
+// The run to train: a new one, or with --resume the one whose checkpoint is in `dir`. A process
+// that writes holds `lock` on `dir` from before its first check of the directory's files.
+std::unique_ptr<Trainer> startRun(const TrainConfig& cfg, const std::string& dir, bool resume,
+                                  bool force, bool writes,
+                                  std::unique_ptr<RunDirectoryLock>& lock) {
+  namespace fs = std::filesystem;
+  auto takeLock = [&] {
+    if (writes && !lock) lock = std::make_unique<RunDirectoryLock>(dir, "--out");
+  };
   if (!resume) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) takeLock();  // a new directory is created once the run builds
     if (writes) checkRunDirectory(dir, force);
-    return std::make_unique<Trainer>(cfg);
+    auto trainer = std::make_unique<Trainer>(cfg);
+    takeLock();
+    if (writes) {
+      checkRunDirectory(dir, force);  // again under the lock
+      clearPendingLine(dir);          // an earlier run's, replaced with --force
+    }
+    return trainer;
   }
+  if (fs::is_directory(dir)) takeLock();
   const std::string checkpoint = dir + "/checkpoint.pt";
   if (!std::filesystem::exists(checkpoint))
     throw InvalidArgument("--resume: " + dir + " holds no checkpoint.pt",
                           "give the --out of the run to continue");
   auto trainer = Trainer::fromCheckpoint(checkpoint);
-  if (trainer->config().model.family != cfg.model.family)
+  if (!cfg.model.family.empty() && trainer->config().model.family != cfg.model.family)
     throw InvalidArgument("--resume: the run in " + dir + " trains " +
                           trainer->config().model.family + ", not --family " + cfg.model.family);
   return trainer;
@@ -158,7 +161,8 @@ void addTrainCommand(CLI::App& app) {
     DistOptions dist;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--family", o->family, "position family id")->required();
+  cmd->add_option("--family", o->family,
+                  "position family id (required, except with --resume: the run's own)");
   cmd->add_option("--out", o->out, "run directory (default out/train/TASK-FAMILY-sSEED)");
   cmd->add_flag("--force", o->force,
                 "replace the run already in --out (its config, metrics and checkpoint)");
@@ -175,18 +179,26 @@ void addTrainCommand(CLI::App& app) {
   addDistOptions(cmd, o->dist);
   addTrainOptions(cmd, o->t);
   cmd->callback([o] {
-    TrainConfig cfg = buildTrainConfig(o->t, o->family);
-    if (!o->resume) checkTrainable(cfg, trainOptionsSource(o->t));
+    if (o->resume && o->out.empty())
+      throw InvalidArgument("--resume needs --out, the run directory to continue");
+    if (!o->resume && o->family.empty()) throw InvalidArgument("--family is required");
+    // With --resume the run's own config is used: the training options are not read.
+    TrainConfig cfg;
+    cfg.model.family = o->family;
+    if (!o->resume) {
+      cfg = buildTrainConfig(o->t, o->family);
+      checkTrainable(cfg, trainOptionsSource(o->t));
+    }
     const std::string dir = o->out.empty() ? "out/train/" + cfg.task.id + "-" + cfg.model.family +
                                                  "-s" + std::to_string(cfg.run.seed)
                                            : o->out;
-    if (o->resume && o->out.empty())
-      throw InvalidArgument("--resume needs --out, the run directory to continue");
     // Under torchrun or srun: every rank trains its share of each batch; rank 0 alone writes.
-    const std::unique_ptr<dist::DistGroup> group = joinLaunch(o->dist);
+    const std::unique_ptr<dist::DistGroup> group =
+        joinLaunch(o->dist, o->resume ? 0 : cfg.optim.batch);
     const bool writes = !group || group->rank() == 0;
     runReportingFailure(group.get(), [&] {
-      std::unique_ptr<Trainer> run = startRun(cfg, dir, o->resume, o->force, writes);
+      std::unique_ptr<RunDirectoryLock> lock;
+      std::unique_ptr<Trainer> run = startRun(cfg, dir, o->resume, o->force, writes, lock);
       Trainer& trainer = *run;
       cfg = trainer.config();
       if (group) {
@@ -200,11 +212,22 @@ void addTrainCommand(CLI::App& app) {
         std::filesystem::create_directories(dir);
         writeFileAtomically(dir + "/config.json",
                             [&](std::ostream& os) { os << nlohmann::json(cfg).dump(2) << "\n"; });
-        if (o->resume) truncateMetrics(dir + "/metrics.jsonl", trainer.stepCount());
+        std::optional<nlohmann::json> missing;
+        if (o->resume) {
+          missing = missingLineOf(dir, trainer.stepCount());
+          truncateMetrics(dir + "/metrics.jsonl", trainer.stepCount());
+        }
         metrics.open(dir + "/metrics.jsonl", o->resume ? std::ios::app : std::ios::trunc);
+        if (missing) {  // killed between the checkpoint and its line: the line from the checkpoint
+          if (isEvaluationStep(cfg.run, trainer.stepCount()))
+            (*missing)["eval"] = evalJson(trainer.evaluate(cfg.run.evalLengths));
+          metrics << missing->dump() << "\n" << std::flush;
+        }
+        clearPendingLine(dir);
         std::cerr << (o->resume ? "Resuming " : "Training ") << cfg.model.family << " on "
                   << cfg.task.id << " (T = " << cfg.task.trainLength << ", "
-                  << trainer.parameterCount() << " parameters, " << trainer.deviceName()
+                  << trainer.parameterCount() << " parameters, " << trainer.deviceName() << ", "
+                  << intraOpThreads() << (intraOpThreads() == 1 ? " thread" : " threads")
                   << (group ? ", " + std::to_string(group->worldSize()) + " processes" : "")
                   << (o->resume ? ", from step " + std::to_string(trainer.stepCount()) : "")
                   << ") -> " << dir << "\n";
@@ -220,7 +243,9 @@ void addTrainCommand(CLI::App& app) {
       };
       callbacks.evaluate = [&](Trainer& t, Snapshot& snap) {
         if (writes) {
-          // The checkpoint first: a kill during a long evaluation keeps the trained model.
+          // The checkpoint first: a kill during a long evaluation keeps the trained model. The
+          // line before it, pending (run_metrics.h): a kill after it loses no metrics line.
+          writePendingLine(dir, metricsLine(snap));
           t.saveCheckpoint(checkpoint);  // the last good checkpoint
           if (isFinalStep(cfg.run, snap.step)) {
             bar->finish();
@@ -235,18 +260,14 @@ void addTrainCommand(CLI::App& app) {
       };
       callbacks.onSnapshot = [&](const Snapshot& snap) {
         if (writes) {
-          nlohmann::json line{{"step", snap.step},
-                              {"loss", snap.loss},
-                              {"lr", snap.lr},
-                              {"grad_norm", snap.gradNorm},
-                              {"tokens_per_s", snap.tokensPerSecond},
-                              {"position", snap.position}};
-          if (!std::isnan(snap.accuracy)) line["accuracy"] = snap.accuracy;
+          nlohmann::json line = metricsLine(snap);
           if (!snap.eval.empty()) {
             eval = snap.eval;
             line["eval"] = evalJson(eval);
           }
           metrics << line.dump() << "\n" << std::flush;
+          if (!metrics) throw Error("cannot write " + dir + "/metrics.jsonl");
+          clearPendingLine(dir);
         }
         if (o->stopAfter > 0 && snap.step >= o->stopAfter && !isFinalStep(cfg.run, snap.step)) {
           if (writes && snap.eval.empty()) trainer.saveCheckpoint(checkpoint);

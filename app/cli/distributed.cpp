@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include "cli/cli_common.h"
+#include "util/error.h"
 #include "util/threads.h"
 
 namespace poslab::cli {
@@ -15,9 +16,14 @@ void addDistOptions(CLI::App* cmd, DistOptions& o) {
       ->capture_default_str();
 }
 
-std::unique_ptr<dist::DistGroup> joinLaunch(const DistOptions& o) {
+std::unique_ptr<dist::DistGroup> joinLaunch(const DistOptions& o, long long batch) {
   const std::optional<dist::DistEnv> env = dist::readDistEnv();
   if (!env) return nullptr;
+  if (batch > 0 && batch % env->worldSize != 0)
+    throw InvalidArgument("--batch " + std::to_string(batch) + " is not a multiple of the " +
+                              std::to_string(env->worldSize) + " processes of the launch (" +
+                              env->launcher + ")",
+                          "use a batch that is a multiple of the process count");
   shareCoresBetweenProcesses(env->localWorldSize);
   return dist::DistGroup::connect(*env, std::chrono::seconds(o.timeoutSeconds));
 }

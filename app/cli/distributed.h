@@ -19,8 +19,10 @@ void addDistOptions(CLI::App* cmd, DistOptions& o);
 
 // The launch this process is part of (rank 0 hosts the store), or null for one process alone.
 // Splits the machine's cores between its local ranks. Throws InvalidArgument for a partial or
-// malformed environment (dist_env.h), Error when the others cannot be reached.
-std::unique_ptr<dist::DistGroup> joinLaunch(const DistOptions& o);
+// malformed environment (dist_env.h), Error when the others cannot be reached. `batch` (when
+// above 0, the global batch that the ranks split) must be a multiple of WORLD_SIZE: checked
+// before any wait for the other ranks.
+std::unique_ptr<dist::DistGroup> joinLaunch(const DistOptions& o, long long batch = 0);
 
 // Runs body; when it throws, tells the other ranks (they stop with this rank's message) and
 // rethrows. Without a group, just body().

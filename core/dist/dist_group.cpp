@@ -228,9 +228,11 @@ std::unique_ptr<DistGroup> DistGroup::connect(const DistEnv& env, std::chrono::s
     while (!s->store->check({key("joined", r)}) && Clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::string missing;
+  int missingCount = 0;
   for (int q = 0; q < env.worldSize; ++q)
-    if (!s->store->check({key("joined", q)}))
+    if (!s->store->check({key("joined", q)}) && ++missingCount <= 8)
       missing += (missing.empty() ? "" : ", ") + std::to_string(q);
+  if (missingCount > 8) missing += " and " + std::to_string(missingCount - 8) + " more";
   if (!missing.empty())
     throw Error(me + ": rank(s) " + missing + " of " + std::to_string(env.worldSize) +
                     " did not join within " + std::to_string(timeout.count()) + " s",

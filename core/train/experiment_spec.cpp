@@ -50,14 +50,28 @@ void checkFamily(const std::string& family, const JsonPath& at) {
 void readFamilies(const json& j, const JsonPath& at, std::vector<std::string>& out) {
   readJsonValue(j, at, anyValue(), out);
   if (out.empty()) at.fail("is empty", "list at least one family id, e.g. [\"rope\"]");
-  for (size_t i = 0; i < out.size(); ++i) checkFamily(out[i], at.index(i));
+  for (size_t i = 0; i < out.size(); ++i) {
+    checkFamily(out[i], at.index(i));
+    // A repeated family trained twice and was reported as one with "2 seeds +- 0".
+    for (size_t k = 0; k < i; ++k)
+      if (out[k] == out[i])
+        at.index(i).fail("repeats family \"" + out[i] + "\" (also at [" + std::to_string(k) + "])",
+                         "list each family once");
+  }
 }
 
 void readSeeds(const json& j, const JsonPath& at, std::vector<uint64_t>& out) {
   if (!j.is_array()) at.fail("must be a list of seeds, not " + shownJson(j));
   if (j.empty()) at.fail("is empty", "list at least one seed, e.g. [0]");
   out.assign(j.size(), 0);
-  for (size_t i = 0; i < j.size(); ++i) readJsonValue(j[i], at.index(i), anyValue(), out[i]);
+  for (size_t i = 0; i < j.size(); ++i) {
+    readJsonValue(j[i], at.index(i), anyValue(), out[i]);
+    for (size_t k = 0; k < i; ++k)  // a repeated seed is the same run twice: no spread
+      if (out[k] == out[i])
+        at.index(i).fail(
+            "repeats seed " + std::to_string(out[i]) + " (also at [" + std::to_string(k) + "])",
+            "list each seed once");
+  }
 }
 
 void readFamilyParams(const json& j, const JsonPath& at,

@@ -24,6 +24,7 @@ std::vector<long long> probeLags(long long length, long long maxLags) {
     for (long long d = 1; d <= n; ++d) lags.push_back(d);
     return lags;
   }
+  if (maxLags == 1) return {1};  // the spread below divides by maxLags - 1
   for (long long i = 0; i < maxLags; ++i) {
     const long long d = 1 + static_cast<long long>(
                                 std::llround(static_cast<double>(i) * static_cast<double>(n - 1) /

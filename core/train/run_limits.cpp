@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "limits/work_budget.h"
 #include "train/attention_blocks.h"
 #include "util/error.h"
 
@@ -44,19 +45,31 @@ void checkEvaluationFits(const TrainConfig& config, long long vocab, long long l
       evaluationCost(config.model, vocab, length, sequences, config.run.evalTokensPerBatch);
   const std::string what = "evaluation at length " + std::to_string(length) + " with " +
                            std::to_string(sequences) + " sequences";
-  const double budget = evaluationWorkBudget(config.run.device);
+  const double unscaled = evaluationWorkBudget(config.run.device);
+  const double budget = unscaled * workBudgetScale();
+  const std::string raise =
+      workBudgetScale() < 1e15 ? " (or pass --budget to allow more)" : std::string();
   if (c.work > budget)
     throw InvalidArgument(
         what + " needs about " + shortNumber(c.work) + " multiply-adds, over the budget of " +
             shortNumber(budget) +
-            (budget == kEvalWorkBudget ? " on a CPU (minutes of work)" : " on a CUDA device"),
-        c.work <= kEvalWorkBudgetCuda ? "use shorter lengths or fewer evaluation sequences, or "
-                                        "run it on a CUDA device (--device cuda)"
-                                      : "use shorter lengths or fewer evaluation sequences");
-  if (c.bytes > kEvalMemoryBudget)
+            (unscaled == kEvalWorkBudget ? " on a CPU (minutes of work)" : " on a CUDA device"),
+        (c.work <= kEvalWorkBudgetCuda * workBudgetScale()
+             ? "use shorter lengths or fewer evaluation sequences, or run it on a CUDA device "
+               "(--device cuda)"
+             : "use shorter lengths or fewer evaluation sequences") +
+            raise);
+  if (c.bytes > kEvalMemoryBudget * workBudgetScale())
     throw InvalidArgument(what + " needs about " + shortNumber(c.bytes / (1 << 30)) +
-                              " GiB, over the 4 GiB evaluation memory budget",
-                          "use shorter lengths");
+                              " GiB, over the " +
+                              shortNumber(kEvalMemoryBudget * workBudgetScale() / (1 << 30)) +
+                              " GiB evaluation memory budget",
+                          "use shorter lengths" + raise);
+  // Progress moves once per sequence at long lengths: one sequence's pass is held to the budget
+  // of a request without progress (limits/work_budget.h), or minutes pass without a sign.
+  const WorkCost pass = forwardCost(config.model, vocab, length, 1, 1);
+  checkWorkFits(pass, what + ": one sequence's forward pass",
+                kRequestWorkBudget * unscaled / kEvalWorkBudget);
 }
 
 double modelParameterCount(const ModelConfig& m, long long vocab) {

@@ -5,8 +5,12 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <string>
 #include <thread>
+
+#include "util/error.h"
 
 namespace poslab {
 
@@ -37,19 +41,53 @@ void keepFreedMemoryForReuse() {
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 #endif
 }
+
+int hardwareCores() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+// The variable that sets the count (the first of POSLAB_THREADS, OMP_NUM_THREADS that is set),
+// or nullptr.
+const char* threadVariable() {
+  for (const char* name : {"POSLAB_THREADS", "OMP_NUM_THREADS"})
+    if (std::getenv(name) != nullptr) return name;
+  return nullptr;
+}
+
+int configured = 0;
 }  // namespace
 
+int requestedThreadsFromEnvironment(int cores) {
+  const char* name = threadVariable();
+  if (name == nullptr) return 0;
+  const std::string value = std::getenv(name);
+  const long long most = static_cast<long long>(kMaxThreadsPerCore) * std::max(1, cores);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(value.c_str(), &end, 10);
+  // Digits only: strtoll would take " 2", "+2" and "2 " as well.
+  const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || *end != '\0' || errno == ERANGE || n < 1 || n > most)
+    throw InvalidArgument(std::string(name) + " = '" + value + "' is not a whole number in [1, " +
+                              std::to_string(most) + "]",
+                          "the thread count; this machine has " + std::to_string(cores) +
+                              (cores == 1 ? " core" : " cores") + ", unset " + name +
+                              " to use them all");
+  return static_cast<int>(n);
+}
+
 int configureThreads() {
-  int n = static_cast<int>(std::thread::hardware_concurrency());
-  if (const char* env = std::getenv("POSLAB_THREADS")) {
-    const int requested = std::atoi(env);
-    if (requested > 0) n = requested;
-  }
-  if (n < 1) n = 1;
+  const int requested = requestedThreadsFromEnvironment(hardwareCores());
+  const int n = requested > 0 ? requested : hardwareCores();
   limitBlasThreads();
   keepFreedMemoryForReuse();
   at::set_num_threads(n);
+  configured = n;
   return n;
+}
+
+int configuredThreads() {
+  return configured;
 }
 
 void releaseFreedMemory() {
@@ -59,10 +97,10 @@ void releaseFreedMemory() {
 }
 
 int shareCoresBetweenProcesses(int processes) {
-  if (std::getenv("POSLAB_THREADS") != nullptr || processes <= 1) return at::get_num_threads();
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  const int n = std::max(1, cores / processes);
+  if (threadVariable() != nullptr || processes <= 1) return at::get_num_threads();
+  const int n = std::max(1, hardwareCores() / processes);
   at::set_num_threads(n);
+  configured = n;
   return n;
 }
 

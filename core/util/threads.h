@@ -4,17 +4,30 @@
 
 namespace poslab {
 
-// Sets torch's intra-op threads to POSLAB_THREADS if set, else the hardware core count, pins
-// OpenBLAS to one thread, and has glibc keep freed memory for reuse (threads.cpp says why).
-// Returns the count used.
+// The most threads a process may ask for: kMaxThreadsPerCore times the hardware cores. More
+// threads than that only oversubscribe the machine (POSLAB_THREADS=99999 never finished a run).
+constexpr int kMaxThreadsPerCore = 4;
+
+// The thread count the environment asks for, read in this one place: POSLAB_THREADS if set, else
+// OMP_NUM_THREADS if set, else 0 (none asked for). A value that is not a whole number in
+// [1, kMaxThreadsPerCore * cores] (empty, 0, -1, abc, 2.5, 1e9, 99999) throws InvalidArgument
+// naming the variable and the range. `cores` is the machine's core count.
+int requestedThreadsFromEnvironment(int cores);
+
+// Sets torch's intra-op threads to requestedThreadsFromEnvironment() if any, else the hardware
+// core count, pins OpenBLAS to one thread, and has glibc keep freed memory for reuse (threads.cpp
+// says why). Returns the count used; throws InvalidArgument for a bad variable (nothing is set).
 int configureThreads();
+
+// The count configureThreads() set (0 before it ran): what --json output and run files report.
+int configuredThreads();
 
 // Returns the freed memory configureThreads() has glibc keep to the system (after a run ends).
 void releaseFreedMemory();
 
 // For `processes` PosLab processes started side by side on this machine (a distributed launch's
-// local ranks): the cores split between them, at least one thread each, unless POSLAB_THREADS is
-// set. Returns the count used.
+// local ranks): the cores split between them, at least one thread each, unless POSLAB_THREADS or
+// OMP_NUM_THREADS is set. Returns the count used.
 int shareCoresBetweenProcesses(int processes);
 
 // The calling thread's intra-op thread count.

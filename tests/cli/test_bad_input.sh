@@ -39,6 +39,11 @@
 #  s4 atomic writer and symlinks / devices / stale temporaries: tests/core/test_atomic_file.cpp
 #  s4 compare --checkpoints FILE checked first: test_cli.sh checkpoints-file
 #  s5 each message: here, section 5 below; test_sessions row "s5 top-level array"
+# Issue 34 (docs/LIMITS.md), the block at the end: p3 thread variables (threads-*), p1 work
+#  budgets of task-kernel, train/eval evaluation, response, pope-usage, norms, kernel, attention,
+#  probe and --budget (refused10 cases), p0 the run-directory
+#  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
+#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
@@ -226,5 +231,130 @@ expect_error preset-inner-array "preset file '$tmp/inner-array.json': field 'con
 # Section 1 for configs: a number no double holds names the file (presets: test_cli.sh).
 echo '{"optim": {"lr": 1e400}}' > "$tmp/c-1e400.json"
 expect_error config-1e400 "--config '$tmp/c-1e400.json'" "$cli" train --family rope --config "$tmp/c-1e400.json"
+
+## Issue 34: every request bounded before it starts. Each case ends within 10 s (timeout 10):
+## a regression that runs instead of refusing fails with exit 124.
+refused10() {  # refused10 NAME PATTERN CMD...: expect_error under a 10 s limit
+  local name=$1 pattern=$2; shift 2
+  expect_error "$name" "$pattern" timeout 10 "$@"
+}
+# p3 threads: POSLAB_THREADS, then OMP_NUM_THREADS, a whole number in [1, 4 x cores].
+most=$((4 * $(nproc)))
+for value in 0 -1 abc 2.5 1e9 "" 99999 " 2"; do
+  refused10 "threads-'$value'" "^poslab-cli: error: POSLAB_THREADS = '$value' is not a whole number in \[1, $most\]" \
+    env POSLAB_THREADS="$value" "$cli" families
+done
+threads_in_json() {  # threads_in_json NAME EXPECTED ENV...: the --json document's "threads"
+  local name=$1 want=$2; shift 2
+  env "$@" "$cli" kernel --family rope --lags 0:4 --json > "$tmp/th.json" 2> "$tmp/err" &&
+    /usr/bin/python3 -c "import json; assert json.load(open('$tmp/th.json'))['threads'] == $want" &&
+    ok || fail "$name: threads in --json is not $want: $(head -c 200 "$tmp/th.json") $(cat "$tmp/err")"
+}
+threads_in_json threads-json-1 1 POSLAB_THREADS=1
+threads_in_json threads-json-omp 1 -u POSLAB_THREADS OMP_NUM_THREADS=1
+threads_in_json threads-json-cores "$(nproc)" -u POSLAB_THREADS -u OMP_NUM_THREADS
+threads_in_json threads-json-most "$most" POSLAB_THREADS="$most"
+
+# A tiny kernel-lm run: the checkpoint of the response, pope-usage and eval cases, and the run
+# directory of the lock and resume cases (d_model 16, 1 layer: about 3,400 parameters).
+model=(--task kernel-lm --family rope --batch 2 --train-length 8 --d-model 16 --heads 2
+       --layers 1 --eval-sequences 2)
+small=("${model[@]}" --eval-lengths 8)
+timeout 120 "$cli" train "${small[@]}" --steps 1 --out "$tmp/small" > /dev/null 2>&1 ||
+  fail "the small run did not train"
+ck="$tmp/small/checkpoint.pt"
+/usr/bin/python3 -c "import json; assert json.load(open('$tmp/small/summary.json'))['threads'] >= 1" &&
+  ok || fail "summary.json lacks the thread count"
+
+# p1 work budgets: the option, the estimate and the budget in one line.
+refused10 task-kernel-length "--length 1000000000 needs about .* multiply-adds|--length 1000000000 needs about .* of memory" \
+  "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 1000000000
+refused10 task-kernel-length-2g "--length 2147483648 needs about" \
+  "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 2147483648
+refused10 task-kernel-length-huge "--length" \
+  "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 99999999999999999999
+refused10 task-kernel-train-length "--train-length 1000000000000 needs about .* multiply-adds, over the budget of" \
+  "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 64 --train-length 1000000000000
+refused10 train-eval-200000 "evaluation at length 200000 .*forward pass needs about .* over the budget" \
+  "$cli" train "${model[@]}" --steps 1 --eval-lengths 200000 --out "$tmp/e200k"
+[ ! -e "$tmp/e200k/checkpoint.pt" ] && ok || fail "a refused evaluation length trained"
+refused10 train-eval-353553 "evaluation at length 353553" \
+  "$cli" train "${model[@]}" --steps 1 --eval-lengths 353553 --out "$tmp/e353k"
+refused10 eval-200000 "evaluation at length 200000 with 1 sequences.* over the budget" \
+  "$cli" eval --checkpoint "$ck" --lengths 200000 --eval-sequences 1
+refused10 response-20000 "--length 20000 with --samples 2 and --lags 16 needs about .* over the budget" \
+  "$cli" response --checkpoint "$ck" --length 20000 --samples 2 --lags 16
+refused10 response-100000 "--length 100000 with --samples 16 and --lags 128 needs about" \
+  "$cli" response --checkpoint "$ck" --length 100000
+refused10 pope-usage-100000 "--length 100000 with --sequences 1 needs about .* over the budget" \
+  "$cli" pope-usage --checkpoint "$ck" --length 100000 --sequences 1
+refused10 norms-1e7 "--max-pos 10000000 needs about .* over the budget" \
+  "$cli" norms --family jordan-exact --max-pos 10000000
+refused10 kernel-lags "--lags 0:100000000 \(100000000 lags\) needs about" \
+  "$cli" kernel --family rope --lags 0:100000000
+refused10 attention-T "--T 20000 needs about|over the 2 GiB budget" \
+  "$cli" attention --family rope --T 20000 --out "$tmp/a.csv"
+refused10 probe-L "--set L=1e\+06 with 6 families and 16 channels needs about" \
+  "$cli" probe --set L=1000000
+# The refusal names the factor that admits it; the factor is accepted before or after the command.
+grep -q -- "--budget [0-9]" "$tmp/err" && ok || fail "the probe refusal names no --budget factor"
+expect_error budget-word "--budget: 'x' must be a number" "$cli" --budget x families
+expect_error budget-zero "--budget: '0' must be a number" "$cli" kernel --family rope --budget 0
+timeout 60 "$cli" --budget 100 kernel --family rope --lags 0:4 > /dev/null 2> "$tmp/err" && ok ||
+  fail "--budget before the command: $(cat "$tmp/err")"
+
+# p0 run directories: one writer at a time, --force included.
+timeout 120 "$cli" train "${small[@]}" --steps 1000000 --out "$tmp/live" > /dev/null 2> "$tmp/live.err" &
+live=$!
+for _ in $(seq 400); do grep -q "^Training" "$tmp/live.err" 2>/dev/null && break; sleep 0.05; done
+refused10 lock-force "--out $tmp/live is in use by another run \(pid [0-9]+\)" \
+  "$cli" train "${small[@]}" --steps 1 --out "$tmp/live" --force
+refused10 lock-resume "--out $tmp/live is in use by another run \(pid [0-9]+\)" \
+  "$cli" train --resume --out "$tmp/live"
+kill $live 2>/dev/null; wait $live 2>/dev/null
+# Killed between the checkpoint and its metrics line: what that leaves is the checkpoint of step
+# 2 with metrics.jsonl ending at step 1 and the pending line of step 2. --resume writes step 2's line
+# (with its evaluation), then trains on.
+timeout 120 "$cli" train "${small[@]}" --steps 4 --eval-every 2 --stop-after 2 --out "$tmp/cut" > /dev/null 2>&1
+/usr/bin/python3 - "$tmp/cut" <<'PY' || fail "could not stage the cut run"
+import json, sys
+d = sys.argv[1]
+lines = [json.loads(l) for l in open(d + "/metrics.jsonl")]
+assert [l["step"] for l in lines] == [1, 2], lines
+cut = dict(lines[1]); cut.pop("eval")
+json.dump(cut, open(d + "/.metrics-pending.json", "w"))
+open(d + "/metrics.jsonl", "w").write(json.dumps(lines[0]) + "\n")
+open(d + "/.checkpoint.pt.tmp-999999999-1", "w").write("a write cut by a kill")
+PY
+timeout 120 "$cli" train --resume --out "$tmp/cut" > /dev/null 2> "$tmp/err"
+/usr/bin/python3 -c "
+import json
+lines = [json.loads(l) for l in open('$tmp/cut/metrics.jsonl')]
+assert [l['step'] for l in lines] == [1, 2, 3, 4], [l['step'] for l in lines]
+assert 'eval' in lines[1] and 'eval' in lines[3]" && ok || fail "resume lost the cut line: $(cat "$tmp/err")"
+ls -a "$tmp/cut" | grep -q "tmp-\|pending" && fail "a temporary is left in the run directory: $(ls -a "$tmp/cut")" || ok
+# train --resume --out DIR as docs/DISTRIBUTED.md writes it: no --family needed.
+timeout 120 "$cli" train "${small[@]}" --steps 2 --stop-after 1 --out "$tmp/res" > /dev/null 2>&1
+timeout 120 "$cli" train --resume --out "$tmp/res" > /dev/null 2> "$tmp/err" && ok ||
+  fail "train --resume --out DIR: $(cat "$tmp/err")"
+# A file-size limit: the write fails with a message (was: killed by SIGXFSZ, exit 153), and no
+# temporary is left.
+(ulimit -f 8 && timeout 60 "$cli" train "${small[@]}" --steps 1 --out "$tmp/fsize" > /dev/null 2> "$tmp/err")
+rc=$?
+[ $rc -eq 2 ] && ok || fail "under ulimit -f: exit $rc, $(head -c 300 "$tmp/err")"
+ls -a "$tmp/fsize" 2>/dev/null | grep -q "tmp-" && fail "ulimit -f left a temporary: $(ls -a "$tmp/fsize")" || ok
+
+# p0 the smaller cases.
+expect_error position-lr-nan "--position-lr: 'nan' must be a number in" \
+  "$cli" run --preset jordan-kernel-lm --position-lr nan
+preset_refused dup-seed "'seeds\[1\]' repeats seed 0 \(also at \[0\]\)" 'd["seeds"] = [0, 0]'
+preset_refused dup-family "'families\[1\]' repeats family \"rope\"" 'd["families"] = ["rope", "rope"]'
+refused10 response-lags-1 "--lags: '1' must be a whole number in \[2, " \
+  "$cli" response --checkpoint "$ck" --lags 1
+expect_not response-lags-1 "9223372036854775807"
+refused10 world-size-huge "WORLD_SIZE=1000000 is outside \[1, 4096\]" \
+  env RANK=0 WORLD_SIZE=1000000 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w1"
+refused10 world-size-batch "--batch 2 is not a multiple of the 3 processes" \
+  env RANK=0 WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w2"
 
 finish "cli bad input"

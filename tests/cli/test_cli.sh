@@ -249,7 +249,7 @@ expect_error run-steps-zero "--steps: '0' must be a whole number in \[1, 1000000
 expect_error run-steps-negative "--steps: '-1'" "$cli" run --preset jordan-kernel-lm --steps -1
 expect_error run-eval-data-word "--eval-data: 'x' must be a whole number" \
   "$cli" run --preset jordan-kernel-lm --eval-data x
-expect_error run-position-lr-zero "--position-lr: Value 0 not in range" \
+expect_error run-position-lr-zero "--position-lr: '0' must be a number in" \
   "$cli" run --preset jordan-kernel-lm --position-lr 0
 expect_error run-device-word "--device: .*not in {auto,cpu,cuda}" \
   "$cli" run --preset jordan-kernel-lm --device gpu
@@ -313,7 +313,7 @@ expect_error eval-length-budget "evaluation at length 1048576 with 64 sequences 
 [ ! -e "$tmp/h3/checkpoint.pt" ] && ok || fail "a refused evaluation length still trained"
 expect_error eval-command-budget "over the budget" \
   timeout 20 "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --lengths 1048576
-expect_error kernel-lags-budget "--lags 0:16777216 is 16777216 lags.*over the 1024 MiB budget" \
+expect_error kernel-lags-budget "--lags 0:16777216 (16777216 lags) needs about .* of memory, over the budget of 2 GiB" \
   timeout 20 "$cli" kernel --family jordan-exact --lags 0:16777216
 # The checkpoint is written before the final evaluation, which reports progress on stderr: a kill
 # while it evaluates keeps the trained model.

@@ -1,0 +1,123 @@
+#include "limits/work_budget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "train/attention_blocks.h"
+#include "util/error.h"
+
+namespace poslab {
+
+namespace {
+double scale = 1;
+
+std::string shortNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", v);
+  return text;
+}
+
+std::string bytesText(double bytes) {
+  if (bytes >= (1LL << 30)) return shortNumber(bytes / (1LL << 30)) + " GiB";
+  return shortNumber(bytes / (1 << 20)) + " MiB";
+}
+
+// The --budget factor that admits `ratio` times the budget: a round number above it.
+std::string factorFor(double ratio) {
+  if (!std::isfinite(ratio) || ratio > 1e15) return "";
+  const double factor = std::pow(10.0, std::ceil(std::log10(ratio * 1.0001)));
+  const double half = factor / 2;
+  return shortNumber(ratio <= half ? half : factor);
+}
+
+[[noreturn]] void refuse(const std::string& what, const std::string& quantity,
+                         const std::string& budget, double ratio) {
+  const std::string factor = factorFor(ratio * scale);
+  throw InvalidArgument(what + " needs about " + quantity + ", over the budget of " + budget,
+                        factor.empty() ? std::string("ask for less")
+                                       : "ask for less, or pass --budget " + factor +
+                                             " to allow it (--no-budget lifts every budget)");
+}
+
+// Each printed cell costs a std::string (or a JSON number) on top of its double.
+constexpr double kBytesPerCell = 64;
+// A lag kernel or basis value (exp, sin, cos, a power) counts as this many multiply-adds.
+constexpr double kPerFunctionValue = 32;
+}  // namespace
+
+void setWorkBudgetScale(double factor) {
+  if (!(factor > 0)) throw InvalidArgument("--budget must be a positive factor");
+  scale = factor;
+}
+
+double workBudgetScale() {
+  return scale;
+}
+
+void checkWorkFits(const WorkCost& cost, const std::string& what, double workBudget,
+                   double memoryBudget) {
+  const double work = workBudget * scale, memory = memoryBudget * scale;
+  if (cost.multiplyAdds > work || !std::isfinite(cost.multiplyAdds))
+    refuse(what, shortNumber(cost.multiplyAdds) + " multiply-adds",
+           shortNumber(work) + (scale == 1 ? " on this machine" : ""),
+           cost.multiplyAdds / workBudget / scale);
+  if (cost.bytes > memory || !std::isfinite(cost.bytes))
+    refuse(what, bytesText(cost.bytes) + " of memory", bytesText(memory),
+           cost.bytes / memoryBudget / scale);
+}
+
+WorkCost taskKernelCost(long long length, long long trainLength) {
+  const double n = static_cast<double>(length), l = static_cast<double>(trainLength);
+  return {(n + l) * kPerFunctionValue, n * (8 + 2 * kBytesPerCell)};
+}
+
+WorkCost lagTableCost(long long lags, long long columns) {
+  const double n = static_cast<double>(lags), c = static_cast<double>(columns) + 2;
+  return {n * c * kPerFunctionValue, n * c * (8 + kBytesPerCell)};
+}
+
+WorkCost featureNormCost(long long maxPos, long long gridPositions, bool relative, long long heads,
+                         long long headDim) {
+  const double keys = static_cast<double>(maxPos) + 1;
+  const double rows = relative ? 1 : static_cast<double>(gridPositions);
+  const double perKey = static_cast<double>(heads) * static_cast<double>(headDim);
+  // The logit rows, and the float32 and float64 precision scans over every position.
+  const double work = (rows + 2) * keys * perKey * kPerFunctionValue;
+  const double bytes = 4 * keys * perKey * 8;  // a few (H, maxPos + 1, D) float64 tensors
+  return {work, bytes};
+}
+
+WorkCost attentionMapCost(long long T, long long heads, long long headDim) {
+  const double t = static_cast<double>(T);
+  const double perPair = static_cast<double>(heads) * static_cast<double>(headDim);
+  return {t * t * perPair, t * t * (3 * 8 + 16)};  // logits, weights, the text of each cell
+}
+
+WorkCost kernelProbeCost(long long families, long long channels, long long trainLength) {
+  constexpr double kColumns = 16;  // a family's basis at one channel, the constant included
+  const double lags = 8 * static_cast<double>(trainLength);
+  const double fits = static_cast<double>(families) * static_cast<double>(channels);
+  // Basis values, the normal equations and the residual over every lag, per fit.
+  const double perFit = lags * kColumns * (kColumns + kPerFunctionValue);
+  return {fits * perFit, lags * kColumns * 8 * 3};
+}
+
+WorkCost forwardCost(const ModelConfig& model, long long vocab, long long length,
+                     long long sequences, long long batch) {
+  const double T = static_cast<double>(length), C = static_cast<double>(model.dModel);
+  const double V = static_cast<double>(std::max<long long>(vocab, 1));
+  const double S = static_cast<double>(sequences), L = static_cast<double>(model.layers);
+  const double mlp = static_cast<double>(model.mlpRatio);
+  // Per layer and token: the causal QK^T and PV products (T C over a token's keys, halved, twice),
+  // the projections (4 C^2) and the MLP (2 mlp C^2); the output head V C per token.
+  const double work = S * T * (L * (T * C + (4 + 2 * mlp) * C * C) + V * C);
+  const double B = static_cast<double>(std::max<long long>(1, batch));
+  const double scores =
+      static_cast<double>(model.heads) * std::min(T, static_cast<double>(kEvalAttentionBlock));
+  const double bytes = B * T * (scores + V + 8 * C) * 4;  // float32
+  return {work, bytes};
+}
+
+}  // namespace poslab
