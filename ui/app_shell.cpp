@@ -8,6 +8,7 @@
 
 #include "error_report.h"
 #include "explorer/explorer_controller.h"
+#include "explorer/parameter_panel.h"
 #include "help/view_help.h"
 #include "lessons/lesson_panel.h"
 #include "lessons/lesson_player.h"
@@ -17,6 +18,7 @@
 #include "menus/presets_menu.h"
 #include "menus/window_commands.h"
 #include "presentation/presentation_mode.h"
+#include "session/explorer_training_link.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
@@ -73,6 +75,54 @@ bool AppShell::loadPreset(const QString& nameOrPath, QString* error, QString* no
   return loadPresetIntoTraining(window_->trainingPanel(), window_.get(), nameOrPath, error, note);
 }
 
+bool AppShell::trainFromHere(QString* error) {
+  ParameterPanel* explorer = window_->parameters();
+  TrainingPanel* training = window_->trainingPanel();
+  const poslab::ExperimentSpec spec =
+      trainFromExplorer(training->experiment(), explorer->familyId(), explorer->values());
+  if (!training->setExperiment(spec, error)) return false;
+  window_->showView(WindowView::Training);
+  return true;
+}
+
+bool AppShell::showRunInExplorer(int run, QString* error) {
+  TrainingPanel* training = window_->trainingPanel();
+  if (run < 0 || run >= training->runCount()) {
+    *error = QObject::tr("no training run to show: press Play or Step in the training tab first");
+    return false;
+  }
+  const poslab::Snapshot& snapshot = training->lastSnapshot(run);
+  if (snapshot.position.empty()) {
+    *error = QObject::tr("run %1 has not reported learned position parameters (yet)").arg(run + 1);
+    return false;
+  }
+  const std::string family = training->runFamily(run);
+  const poslab::ExperimentSpec ran = training->runningExperiment();
+  const auto start = ran.familyParams.find(family);
+  std::vector<std::string> clamped;
+  const auto values = explorerValuesFromRun(
+      family, start == ran.familyParams.end() ? std::map<std::string, double>{} : start->second,
+      snapshot.position, &clamped);
+  ParameterPanel* explorer = window_->parameters();
+  undo_->stack()->beginMacro(QObject::tr("Show run in explorer"));
+  explorer->setFamily(family);
+  for (const auto& [name, value] : values) explorer->setValue(name, value);
+  undo_->stack()->endMacro();
+  window_->showView(WindowView::Kernel);
+  QString note = QObject::tr("The explorer shows run %1 (%2) at step %3")
+                     .arg(run + 1)
+                     .arg(QString::fromStdString(family))
+                     .arg(snapshot.step);
+  if (!clamped.empty()) {
+    QStringList names;
+    for (const auto& n : clamped) names << QString::fromStdString(n);
+    note +=
+        QObject::tr("; outside the explorer's range, shown at its edge: %1").arg(names.join(", "));
+  }
+  showStatus(window_.get(), note);
+  return true;
+}
+
 void AppShell::wireMenus() {
   MainWindow* w = window_.get();
   TrainingPanel* training = w->trainingPanel();
@@ -121,6 +171,18 @@ void AppShell::wireMenus() {
   });
   on(m.step, training, &TrainingPanel::stepOnce);
   on(m.reset, training, &TrainingPanel::reset);
+  on(m.trainFromHere, w, [this] {
+    QString error;
+    if (!trainFromHere(&error))
+      showError(window_.get(), {QObject::tr("Cannot train from here"), error},
+                QStringLiteral("trainFromHereError"));
+  });
+  on(m.showInExplorer, w, [this] {
+    QString error;
+    if (!showRunInExplorer(0, &error))
+      showError(window_.get(), {QObject::tr("Cannot show the run in the explorer"), error},
+                QStringLiteral("showInExplorerError"));
+  });
 
   on(m.shortcuts, commands_, [this] { commands_->showShortcutsDialog(); });
   on(m.whatAmILookingAt, w, [w] { showViewHelp(w, w->currentView()); });
@@ -146,6 +208,8 @@ void AppShell::onViewChanged() {
   const bool training = v == WindowView::Training;
   for (QAction* a : {actions_.playPause, actions_.step, actions_.reset}) a->setEnabled(training);
   actions_.exportData->setEnabled(!training);
+  actions_.trainFromHere->setEnabled(!training);
+  actions_.showInExplorer->setEnabled(training);
 }
 
 }  // namespace poslab::ui

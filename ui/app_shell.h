@@ -53,6 +53,14 @@ class AppShell {
 
   // Loads a preset into the training tab and shows it (presets_menu.h).
   bool loadPreset(const QString& nameOrPath, QString* error, QString* note);
+  // Training > Train from Here: the training tab set to the explorer's family, its values as the
+  // run's family parameters, and shown; the runs start at Play. False with *error (nothing
+  // changed) when the training tab refuses the setup.
+  bool trainFromHere(QString* error);
+  // Training > Show in Explorer: the explorer set to run `run`'s family and learned values (mean
+  // over layers and heads, over the values the run started from) and the kernel tab shown. False
+  // with *error when there is no such run or it has not reported its parameters yet.
+  bool showRunInExplorer(int run, QString* error);
 
  private:
   void wireMenus();
