@@ -6,8 +6,8 @@
 #
 # Usage: bench/reference_accuracy.sh --poincare DIR --jordan DIR [--out DIR] [--seeds LIST]
 #          [--targets LIST] [--teachers LIST] [--pj-steps N] [--kernel-lm-length T]
-#          [--kernel-lm-steps N] [--kernel-lm-methods LIST] [--jobs N] [--build-dir DIR]
-#          [--table-only]
+#          [--kernel-lm-steps N] [--kernel-lm-methods LIST] [--jobs N] [--side SIDE]
+#          [--build-dir DIR] [--table-only]
 #   --poincare DIR  a checkout of the PJ-RoPE paper's code (ybzhang-nxu/Poincare_Rope): its
 #                   experiments/synthetic_query_lm.py (sectors full, max order 3, at its defaults,
 #                   which the preset pj-sector-teachers-paper encodes) beside `poslab-cli train
@@ -30,6 +30,8 @@
 #   --kernel-lm-methods LIST  reference method names (default rope,jordan_rope; also nope, alibi,
 #                   rope_alibi, damped_rope, direct_sum, jordan_no_gamma, jordan_raw_tau)
 #   --jobs N        runs at once (default 1), each with one intra-op thread on both sides
+#   --side SIDE     both (default), reference or poslab: run only that side, e.g. the two sides
+#                   as two invocations at once on the same --out (each skips what is finished)
 #   --table-only    print the table of the runs finished under --out and run nothing
 # Order: the PJ runs of the first teacher, the kernel LM, the PJ runs of the other teacher, each
 # seed by seed (so that a stopped run has every configuration of the first at the first seeds);
@@ -47,7 +49,7 @@ timing="$repo/bench/side_by_side_timing.py"
 poincare="" jordan="" out="$repo/out/reference-accuracy" seeds=0,1,2
 targets=phase,first_jet,recency_weak_jet teachers=attention,signed pj_steps=350
 klm_T=128 klm_steps=300 klm_methods=rope,jordan_rope jobs=1 build_dir="$repo/build"
-table_only=0
+table_only=0 only_side=both
 
 # list OPTION VALUE ALLOWED_REGEX [WHAT]: a comma list whose every item matches; WHAT names the
 # items in the message (default: the alternatives of the regex).
@@ -76,9 +78,10 @@ while [[ $# -gt 0 ]]; do
       list --kernel-lm-methods "$2" 'nope|rope|alibi|rope_alibi|damped_rope|direct_sum|jordan_rope|jordan_no_gamma|jordan_raw_tau'
       klm_methods="$2"; shift 2 ;;
     --jobs) value "$@"; count --jobs "$2" 1; jobs="$2"; shift 2 ;;
+    --side) value "$@"; list --side "$2" 'both|reference|poslab'; only_side="$2"; shift 2 ;;
     --build-dir) value "$@"; build_dir="$2"; shift 2 ;;
     --table-only) table_only=1; shift ;;
-    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -124,9 +127,9 @@ side() {
 pair() {
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
   (
-    side "$1" reference "$python" "$timing" reference 1 "${@:4}"
-    side "$1" poslab "$cli" train --json --family "$2" --architecture "$3" \
-      --config "$1/poslab-config.json" --out "$1/poslab-run" --force
+    [[ "$only_side" == poslab ]] || side "$1" reference "$python" "$timing" reference 1 "${@:4}"
+    [[ "$only_side" == reference ]] || side "$1" poslab "$cli" train --json --family "$2" \
+      --architecture "$3" --config "$1/poslab-config.json" --out "$1/poslab-run" --force
   ) &
 }
 

@@ -57,6 +57,7 @@ refused method-unknown --kernel-lm-methods $A --jordan "$J" --kernel-lm-methods 
 refused jobs-zero --jobs $A --poincare "$P" --jobs 0
 refused pj-steps-negative --pj-steps $A --poincare "$P" --pj-steps -3
 refused length-too-small --kernel-lm-length $A --jordan "$J" --kernel-lm-length 4
+refused side-unknown --side $A --poincare "$P" --side python
 refused out-not-creatable --out $A --poincare "$P" --out /proc/none/x
 S=reference_side_by_side.sh
 refused timing-inside-repo "inside this repository" $S --poincare "$tmp/repo/refs/pj"

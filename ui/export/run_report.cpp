@@ -93,6 +93,9 @@ QString writeRunReport(const RunReportContent& report, const QString& markdownPa
               for (long long n : c.run.evalLengths) l << QString::number(n);
               return l.join(", ");
             }());
+  md += QObject::tr("- attention path: %1, metrics read every %2 step(s)\n")
+            .arg(QString::fromStdString(c.run.attention))
+            .arg(c.run.metricsEvery);
   if (!report.status.isEmpty()) md += QObject::tr("- status: %1\n").arg(report.status);
   md += '\n';
 

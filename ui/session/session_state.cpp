@@ -15,8 +15,8 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
-#include "train/trainable_check.h"
 #include "training/training_panel.h"
+#include "training/training_setup.h"
 
 namespace poslab::ui {
 
@@ -69,37 +69,6 @@ QString checkChoice(const std::vector<std::string>& offered, const char* field,
   QStringList items;
   for (const std::string& v : offered) items << q(v);
   return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), items.join(", "));
-}
-
-QString validateTraining(const SessionParts& w, const ExperimentSpec& e) {
-  const auto tasks = trainingTaskIds();
-  if (std::find(tasks.begin(), tasks.end(), e.base.task.id) == tasks.end()) {
-    QStringList known;
-    for (const auto& t : tasks) known << q(t);
-    return QObject::tr("field 'training.config.task.id': unknown task '%1' (known: %2)")
-        .arg(q(e.base.task.id), known.join(", "));
-  }
-  if (e.families.empty() || e.families.size() > static_cast<size_t>(TrainingPanel::kMaxFamilies))
-    return QObject::tr("field 'training.families' has %1 families; the training tab trains 1 to %2")
-        .arg(e.families.size())
-        .arg(TrainingPanel::kMaxFamilies);
-  for (const auto& f : e.families)
-    if (!findFamily(f))
-      return QObject::tr("field 'training.families': unknown family '%1'").arg(q(f));
-  for (const auto& [f, params] : e.familyParams)
-    if (!findFamily(f))
-      return QObject::tr("field 'training.family_params': unknown family '%1'").arg(q(f));
-  // Everything the runs need (task kernels, options and text file, family parameters, pins,
-  // evaluation lengths against the budget, the device), named by field: a session that cannot
-  // train is refused here, at load, not at Play.
-  try {
-    checkTrainable(e, JsonPath{"", "training"});
-  } catch (const std::exception& ex) {
-    return QString::fromUtf8(ex.what());
-  }
-  // Every value the training panel's controls hold, within their ranges and to their precision:
-  // a value they would clamp or round is refused rather than silently changed.
-  return w.training->controlsProblem(e, QStringLiteral("training."));
 }
 
 // Every parameter of the family: the session's values over the spec's defaults.
@@ -172,7 +141,10 @@ QString validateSession(const SessionParts& w, const SessionState& s, bool withT
   if (!parseWindowView(q(s.tab)))
     return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
   if (!withTraining) return {};
-  const QString training = validateTraining(w, s.training);
+  // The training tab's one check of a setup, with everything its runs need: a session that
+  // cannot train is refused at load, not at Play.
+  const QString training = trainingSetupProblem(s.training, QStringLiteral("training."),
+                                                /*checkRuns=*/true);
   if (!training.isEmpty() || s.checkpoints.empty()) return training;
   // Trained models: one per training family, in the same order.
   const auto& families = s.training.families;
