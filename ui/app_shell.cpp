@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QMenu>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUndoStack>
 
 #include "error_report.h"
@@ -19,13 +20,15 @@
 #include "menus/window_commands.h"
 #include "presentation/presentation_mode.h"
 #include "session/explorer_training_link.h"
+#include "training/explorer_link_row.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
 namespace poslab::ui {
 
 namespace {
-constexpr int kPresetNoteMs = 15000;  // the note on what of a preset runs stays this long
+constexpr int kNoteMs =
+    15000;  // a note on what a command did (a preset, Show in Explorer) stays this long
 }  // namespace
 
 AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
@@ -85,41 +88,33 @@ bool AppShell::trainFromHere(QString* error) {
   return true;
 }
 
-bool AppShell::showRunInExplorer(int run, QString* error) {
+bool AppShell::showRunInExplorer(int run, int head, QString* error) {
   TrainingPanel* training = window_->trainingPanel();
   if (run < 0 || run >= training->runCount()) {
     *error = QObject::tr("no training run to show: press Play or Step in the training tab first");
     return false;
   }
-  const poslab::Snapshot& snapshot = training->lastSnapshot(run);
-  if (snapshot.position.empty()) {
-    *error = QObject::tr("run %1 has not reported learned position parameters (yet)").arg(run + 1);
-    return false;
-  }
   const std::string family = training->runFamily(run);
   const poslab::ExperimentSpec ran = training->runningExperiment();
   const auto start = ran.familyParams.find(family);
-  std::vector<std::string> clamped;
-  const auto values = explorerValuesFromRun(
-      family, start == ran.familyParams.end() ? std::map<std::string, double>{} : start->second,
-      snapshot.position, &clamped);
+  const ExplorerValues shown = explorerValuesFromRun(
+      family, ran.base.model.heads, head,
+      start == ran.familyParams.end() ? std::map<std::string, double>{} : start->second,
+      training->lastSnapshot(run));
+  if (!shown.error.isEmpty()) {
+    *error = QObject::tr("run %1 (%2): %3")
+                 .arg(run + 1)
+                 .arg(QString::fromStdString(family))
+                 .arg(shown.error);
+    return false;
+  }
   ParameterPanel* explorer = window_->parameters();
   undo_->stack()->beginMacro(QObject::tr("Show run in explorer"));
   explorer->setFamily(family);
-  for (const auto& [name, value] : values) explorer->setValue(name, value);
+  for (const auto& [name, value] : shown.values) explorer->setValue(name, value);
   undo_->stack()->endMacro();
   window_->showView(WindowView::Kernel);
-  QString note = QObject::tr("The explorer shows run %1 (%2) at step %3")
-                     .arg(run + 1)
-                     .arg(QString::fromStdString(family))
-                     .arg(snapshot.step);
-  if (!clamped.empty()) {
-    QStringList names;
-    for (const auto& n : clamped) names << QString::fromStdString(n);
-    note +=
-        QObject::tr("; outside the explorer's range, shown at its edge: %1").arg(names.join(", "));
-  }
-  showStatus(window_.get(), note);
+  showStatus(window_.get(), shown.note, kNoteMs);
   return true;
 }
 
@@ -151,7 +146,7 @@ void AppShell::wireMenus() {
       return;
     }
     window_->trainingPanel()->play();
-    showStatus(window_.get(), note, kPresetNoteMs);
+    showStatus(window_.get(), note, kNoteMs);
   });
 
   for (int i = 0; i < kWindowViewCount; ++i)
@@ -179,10 +174,14 @@ void AppShell::wireMenus() {
   });
   on(m.showInExplorer, w, [this] {
     QString error;
-    if (!showRunInExplorer(0, &error))
+    const ExplorerLinkRow* link = window_->trainingPanel()->explorerLink();
+    if (!showRunInExplorer(link->run(), link->head(), &error))
       showError(window_.get(), {QObject::tr("Cannot show the run in the explorer"), error},
                 QStringLiteral("showInExplorerError"));
   });
+
+  w->trainFromHereButton()->setDefaultAction(m.trainFromHere);
+  training->explorerLink()->button()->setDefaultAction(m.showInExplorer);
 
   on(m.shortcuts, commands_, [this] { commands_->showShortcutsDialog(); });
   on(m.whatAmILookingAt, w, [w] { showViewHelp(w, w->currentView()); });

@@ -1,17 +1,19 @@
 #include "session/explorer_training_link.h"
 
-#include <algorithm>
-#include <cmath>
-#include <numeric>
+#include <QObject>
+#include <QStringList>
 
-#include "bridge/catalog.h"
+#include <exception>
+
+#include "train/learned_values.h"
 
 namespace poslab::ui {
 
 namespace {
-// Parameters the model fills in from its own size (core's resolvedFamilyParams).
-bool setByTheModel(const std::string& name) {
-  return name == "head_dim" || name == "heads";
+QString joined(const std::vector<std::string>& names) {
+  QStringList out;
+  for (const auto& n : names) out << QString::fromStdString(n);
+  return out.join(QStringLiteral(", "));
 }
 }  // namespace
 
@@ -23,31 +25,38 @@ poslab::ExperimentSpec trainFromExplorer(const poslab::ExperimentSpec& setup,
   std::map<std::string, double>& params = spec.familyParams[family];
   params.clear();
   for (const auto& [name, value] : values)
-    if (!setByTheModel(name)) params[name] = value;
+    if (!poslab::isModelSizedFamilyParam(name)) params[name] = value;
   return spec;
 }
 
-std::map<std::string, double> explorerValuesFromRun(
-    const std::string& family, const std::map<std::string, double>& start,
-    const std::map<std::string, std::vector<double>>& learned, std::vector<std::string>* clamped) {
-  std::map<std::string, double> values;
-  const FamilyDescription* f = findFamily(family);
-  if (!f) return values;
-  for (const ParamSpec& p : f->params) {
-    auto s = start.find(p.name);
-    double v = s == start.end() ? p.defaultValue : s->second;
-    auto l = learned.find(p.name);
-    if (l != learned.end() && !l->second.empty()) {
-      const double mean =
-          std::accumulate(l->second.begin(), l->second.end(), 0.0) / double(l->second.size());
-      if (std::isfinite(mean)) {
-        v = std::clamp(mean, p.min, p.max);
-        if (v != mean && clamped) clamped->push_back(p.name);
-      }
-    }
-    values[p.name] = v;
+ExplorerValues explorerValuesFromRun(const std::string& family, long long heads, int head,
+                                     const std::map<std::string, double>& start,
+                                     const poslab::Snapshot& snapshot) {
+  ExplorerValues out;
+  if (snapshot.position.empty()) {
+    out.error = QObject::tr("the run has not reported learned position parameters (yet)");
+    return out;
   }
-  return values;
+  std::vector<std::string> clamped, unmatched;
+  try {
+    const poslab::PositionParameters learned =
+        head < 0 ? snapshot.position : poslab::headOfParameters(snapshot.position, heads, head);
+    out.values = poslab::familyValuesFromLearned(family, start, learned, &clamped, &unmatched);
+  } catch (const std::exception& e) {
+    out.error = QString::fromStdString(e.what());
+    return out;
+  }
+  out.note = QObject::tr("The explorer shows %1 at step %2, %3")
+                 .arg(QString::fromStdString(family))
+                 .arg(snapshot.step)
+                 .arg(head < 0 ? QObject::tr("mean over layers and heads")
+                               : QObject::tr("head %1, mean over layers").arg(head + 1));
+  if (!clamped.empty())
+    out.note +=
+        QObject::tr("; outside the explorer's range, shown at its edge: %1").arg(joined(clamped));
+  if (!unmatched.empty())
+    out.note += QObject::tr("; learned but not an explorer parameter: %1").arg(joined(unmatched));
+  return out;
 }
 
 }  // namespace poslab::ui
