@@ -172,9 +172,8 @@ TEST(ExperimentFile, RefusesWhatTheCliUsedToIgnore) {
       {"eval length 1",
        [](json& j) { j["config"]["run"]["eval_lengths"][1] = 1; },
        {"'config.run.eval_lengths[1]' = 1 is out of range"}},
-      {"unpinnable",
-       [](json& j) { j["config"]["model"]["pinned"] = {"omega"}; },
-       {"'config.model.pinned[0]' = \"omega\" is not allowed", "gamma"}},
+      // Pins are the family's to declare (3b37ff5): checkTrainable refuses an unpinnable name,
+      // TrainableCheck.PinsTheFamilyDoesNotLearnNameTheField.
       {"config not an object",
        [](json& j) { j["config"] = json::array(); },
        {"'config' must be a JSON object, not an array"}},
