@@ -54,12 +54,12 @@ void addPopeUsageCommand(CLI::App& app) {
   cmd->callback([o] {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
     const TrainConfig& cfg = trainer->config();
+    const long long length = o->length > 0 ? o->length : cfg.task.trainLength;
     try {
-      requireFrequencyUsageFamily(cfg.model.family);
+      checkFrequencyUsageRequest(trainer->inspected(), length, o->sequences);
     } catch (const InvalidArgument& e) {
       throw InvalidArgument("checkpoint '" + o->checkpoint + "': " + e.what());
     }
-    const long long length = o->length > 0 ? o->length : cfg.task.trainLength;
     const long long rows = std::max<long long>(1, cfg.run.evalTokensPerBatch / length);
     checkWorkFits(
         forwardCost(cfg.model, trainer->vocabSize(), length, o->sequences,

@@ -58,6 +58,7 @@ void addResponseCommand(CLI::App& app) {
     const long long length = o->length > 0 ? o->length : 8 * trainLength;
     // Each sample is (lags + 1) forward passes of `length` tokens, up to 64 rows at once.
     const TrainConfig& cfg = trainer->config();
+    checkLagResponseRequest(trainer->inspected(), length, o->samples, o->lags);
     const long long rows = std::min(o->lags, std::max(length - 1, 1LL)) + 1;
     const long long batch =
         std::clamp<long long>(cfg.run.evalTokensPerBatch / std::max(length, 1LL), 1, 64);

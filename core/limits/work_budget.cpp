@@ -28,8 +28,11 @@ std::string bytesText(double bytes) {
 std::string factorFor(double ratio) {
   if (!std::isfinite(ratio) || ratio > 1e15) return "";
   const double factor = std::pow(10.0, std::ceil(std::log10(ratio * 1.0001)));
-  const double half = factor / 2;
-  return shortNumber(ratio <= half ? half : factor);
+  const double chosen = ratio <= factor / 2 ? factor / 2 : factor;
+  char text[32];  // "500", not "5e+02": the factor is typed as an option's value
+  std::snprintf(text, sizeof text, chosen >= 1 && chosen < 1e7 ? "%.0f" : "%.0e", chosen);
+  if (chosen < 1) std::snprintf(text, sizeof text, "%g", chosen);
+  return text;
 }
 
 [[noreturn]] void refuse(const std::string& what, const std::string& quantity,

@@ -119,8 +119,7 @@ PositionParameters Trainer::positionParametersMean() const {
   return meanOverLayers(positionParametersByLayer());
 }
 
-PopeFrequencyUsage popeFrequencyUsage(const InspectedModel& m, long long length,
-                                      long long sequences) {
+void checkFrequencyUsageRequest(const InspectedModel& m, long long length, long long sequences) {
   requireFrequencyUsageFamily(m.config.model.family);  // first: the likeliest mistake
   if (sequences < 1)
     throw InvalidArgument("PoPE frequency usage: sequences " + std::to_string(sequences) +
@@ -131,6 +130,12 @@ PopeFrequencyUsage popeFrequencyUsage(const InspectedModel& m, long long length,
                               " is outside what task " + task.id() + " can generate",
                           "allowed [" + std::to_string(task.minLength()) + ", " +
                               std::to_string(task.maxLength()) + "]");
+}
+
+PopeFrequencyUsage popeFrequencyUsage(const InspectedModel& m, long long length,
+                                      long long sequences) {
+  checkFrequencyUsageRequest(m, length, sequences);
+  const Task& task = m.evalTask;
   checkEvaluationFits(m.config, m.task.vocabSize(), length, sequences);
   torch::NoGradGuard noGrad;
   m.model.eval();

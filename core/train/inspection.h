@@ -65,6 +65,8 @@ std::vector<ExamplePrediction> samplePredictions(const InspectedModel& m, long l
 // evaluation could not afford (checkEvaluationFits).
 PopeFrequencyUsage popeFrequencyUsage(const InspectedModel& m, long long length,
                                       long long sequences = 16);
+// The request's own checks (family, sequences, length), cheap, before its cost is estimated.
+void checkFrequencyUsageRequest(const InspectedModel& m, long long length, long long sequences);
 
 // What a trained bits-then-QUERY model (kernel-lm, sector-teacher) learned, lag by lag: flip the
 // bit d tokens before the QUERY and watch the answer's margin m = logit(1) - logit(0) move. For a

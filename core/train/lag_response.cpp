@@ -36,8 +36,8 @@ std::vector<long long> probeLags(long long length, long long maxLags) {
 
 }  // namespace
 
-LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples,
-                               long long maxLags, const LagResponseProgress& progress) {
+void checkLagResponseRequest(const InspectedModel& m, long long length, long long samples,
+                             long long maxLags) {
   const Task& task = m.evalTask;
   if (task.labelWeights(2).empty())
     throw InvalidArgument("lag response needs a bits-then-QUERY task (kernel-lm or sector-teacher)",
@@ -50,6 +50,12 @@ LagResponse measureLagResponse(const InspectedModel& m, long long length, long l
                               " is outside what task " + task.id() + " can generate",
                           "allowed [" + std::to_string(std::max<long long>(2, task.minLength())) +
                               ", " + std::to_string(task.maxLength()) + "]");
+}
+
+LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples,
+                               long long maxLags, const LagResponseProgress& progress) {
+  checkLagResponseRequest(m, length, samples, maxLags);
+  const Task& task = m.evalTask;
   const std::vector<double> weights = task.labelWeights(length);
 
   const Batch probe =

@@ -25,9 +25,13 @@ class LagResponseCancelled : public Error {
   LagResponseCancelled() : Error("lag response cancelled") {}
 };
 
-// Probes at most maxLags lags, evenly spread over [1, length-1] (all of them when they fit).
 // Throws InvalidArgument for a task without label weights, a length the task cannot generate, or
-// samples / maxLags below 1.
+// samples / maxLags below 1: the request's own checks, cheap, before its cost is estimated.
+void checkLagResponseRequest(const InspectedModel& m, long long length, long long samples,
+                             long long maxLags);
+
+// Probes at most maxLags lags, evenly spread over [1, length-1] (all of them when they fit).
+// Checks the request first (checkLagResponseRequest).
 LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples = 16,
                                long long maxLags = 128, const LagResponseProgress& progress = {});
 
