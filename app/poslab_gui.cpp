@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -44,14 +45,36 @@ int fail(const QString& message) {
   return kUsageError;
 }
 
-// Offscreen rendering needs no display; only choose it when the user has not chosen a platform.
-void preferOffscreenForScreenshots(int argc, char** argv) {
-  bool screenshot = false;
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--screenshot", 12) == 0) screenshot = true;
-  if (screenshot && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY") &&
-      !std::getenv("QT_QPA_PLATFORM"))
+bool hasText(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value && *value;
+}
+
+// A screenshot, --help and --version open no window: without a display they run on the offscreen
+// platform. Only chosen when the user has not chosen a platform.
+void preferOffscreenWithoutWindow(int argc, char** argv) {
+  bool windowless = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--screenshot", 12) == 0) windowless = true;
+    for (const char* flag : {"--help", "-h", "--help-all", "--version", "-v"})
+      if (std::strcmp(argv[i], flag) == 0) windowless = true;
+  }
+  if (windowless && !hasText("DISPLAY") && !hasText("WAYLAND_DISPLAY") &&
+      !hasText("QT_QPA_PLATFORM"))
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
+}
+
+// Without a display Qt's xcb (or wayland) platform aborts inside QApplication ("could not connect
+// to display", exit 134). Say what to do instead, before constructing it: the platform Qt would
+// pick is QT_QPA_PLATFORM, else xcb or wayland, which need DISPLAY or WAYLAND_DISPLAY.
+bool displayMissing() {
+  const char* platformVariable = std::getenv("QT_QPA_PLATFORM");
+  const std::string platform = platformVariable ? platformVariable : "";
+  const bool x11 = hasText("DISPLAY"), wayland = hasText("WAYLAND_DISPLAY");
+  if (platform.empty()) return !x11 && !wayland;
+  if (platform.rfind("xcb", 0) == 0) return !x11;
+  if (platform.rfind("wayland", 0) == 0) return !wayland;
+  return false;  // offscreen, minimal, vnc, eglfs, ...: the platform knows what it needs
 }
 
 // QGuiApplication takes -session/--session for itself (X11 session management) and removes it
@@ -95,7 +118,14 @@ void scheduleQuitAfterFirstDraw(poslab::ui::AppShell& shell, int ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  preferOffscreenForScreenshots(argc, argv);
+  preferOffscreenWithoutWindow(argc, argv);
+  if (displayMissing()) {
+    std::fprintf(stderr,
+                 "poslab: error: no display to open the window on (DISPLAY and WAYLAND_DISPLAY "
+                 "are unset): run it on a desktop, or pass --screenshot FILE, which renders "
+                 "offscreen\n");
+    return kUsageError;
+  }
   std::vector<std::string> renamed = renameSessionArgument(argc, argv);
   std::vector<char*> argvRenamed;
   for (auto& a : renamed) argvRenamed.push_back(a.data());
@@ -105,7 +135,11 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("poslab");
   QApplication::setOrganizationName("poslab");  // QSettings: ~/.config/poslab/poslab.conf
   QApplication::setApplicationVersion("0.1.0");
-  poslab::configureThreads();
+  try {
+    poslab::configureThreads();
+  } catch (const poslab::Error& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
 
   QCommandLineParser parser;
   parser.setApplicationDescription(

@@ -43,4 +43,20 @@ ln -s real/target.png "$tmp/link.png"
 mkdir "$tmp/dir.png"
 expect_error "dir.png: it is a directory" --screenshot "$tmp/dir.png" --family rope
 "$gui" --help | grep -q -- "--screenshot" || { echo "--help lacks --screenshot"; exit 1; }
+# Issue 34 part 5: without a display the window is refused in one line, exit 2 (Qt's xcb plugin
+# aborted with exit 134), before Qt starts; --screenshot still renders offscreen.
+no_display() { env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM "$@"; }
+for platform in "" xcb wayland; do
+  set +e
+  if [ -z "$platform" ]; then no_display timeout 30 "$gui" --quit-after 2 > "$tmp/out" 2> "$tmp/err"
+  else no_display QT_QPA_PLATFORM=$platform timeout 30 "$gui" --quit-after 2 > "$tmp/out" 2> "$tmp/err"; fi
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || { echo "no display (platform '$platform'): exit $rc"; cat "$tmp/err"; exit 1; }
+  grep -q "^poslab: error: no display .*--screenshot" "$tmp/err" && [ "$(wc -l < "$tmp/err")" -eq 1 ] ||
+    { echo "no display (platform '$platform'): stderr is not the one line:"; cat "$tmp/err"; exit 1; }
+done
+no_display "$gui" --screenshot "$tmp/nodisplay.png" --view kernel --family rope > /dev/null
+[ -s "$tmp/nodisplay.png" ] || { echo "--screenshot without a display wrote nothing"; exit 1; }
+no_display "$gui" --help | grep -q -- "--screenshot" || { echo "--help without a display failed"; exit 1; }
 echo "screenshot tests passed"
