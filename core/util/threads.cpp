@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include "util/error.h"
 
@@ -54,6 +58,39 @@ const char* threadVariable() {
   return nullptr;
 }
 
+// Starts the n - 1 workers of an n-thread pool (the caller is the n-th), alive at the same time,
+// then ends them. Under a small address-space limit
+// (ulimit -v: each thread reserves its stack) or process limit (ulimit -u) torch's thread pool
+// could not start its workers and waited for them forever (720 MB: a hang in
+// at::set_num_threads); this finds that out first and throws a one-line Error instead.
+void checkThreadsCanStart(int n) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  std::vector<std::thread> started;
+  std::string failure;
+  for (int i = 1; i < n && failure.empty(); ++i) {
+    try {
+      started.emplace_back([&] {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return release; });
+      });
+    } catch (const std::system_error& e) {
+      failure = e.code().message();
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  for (std::thread& t : started) t.join();
+  if (!failure.empty())
+    throw Error("cannot start " + std::to_string(n) + " threads (" + failure +
+                "): the address-space limit (ulimit -v, each thread reserves its stack) or the "
+                "process limit (ulimit -u) is too small; set POSLAB_THREADS=1 or raise the limit");
+}
+
 int configured = 0;
 }  // namespace
 
@@ -81,6 +118,7 @@ int configureThreads() {
   const int n = requested > 0 ? requested : hardwareCores();
   limitBlasThreads();
   keepFreedMemoryForReuse();
+  checkThreadsCanStart(n);
   at::set_num_threads(n);
   configured = n;
   return n;

@@ -16,7 +16,8 @@ int requestedThreadsFromEnvironment(int cores);
 
 // Sets torch's intra-op threads to requestedThreadsFromEnvironment() if any, else the hardware
 // core count, pins OpenBLAS to one thread, and has glibc keep freed memory for reuse (threads.cpp
-// says why). Returns the count used; throws InvalidArgument for a bad variable (nothing is set).
+// says why). Returns the count used; throws InvalidArgument for a bad variable (nothing is set),
+// and Error when that many threads cannot start (a small ulimit -v or -u: torch's pool hung on it).
 int configureThreads();
 
 // The count configureThreads() set (0 before it ran): what --json output and run files report.

@@ -43,7 +43,8 @@
 #  budgets of task-kernel, train/eval evaluation, response, pope-usage, norms, kernel, attention,
 #  probe and --budget (refused10 cases), p0 the run-directory
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
-#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE.
+#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE; p4 memory
+#  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
@@ -356,5 +357,31 @@ refused10 world-size-huge "WORLD_SIZE=1000000 is outside \[1, 4096\]" \
   env RANK=0 WORLD_SIZE=1000000 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w1"
 refused10 world-size-batch "--batch 2 is not a multiple of the 3 processes" \
   env RANK=0 WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w2"
+
+# p4 memory: the smallest address-space limit (ulimit -v) the program starts under, in steps of
+# 100 MB from 600 MB (below it LibTorch's static initialisers fail before main: docs/LIMITS.md);
+# just above it an allocation that fails is exit 2 and one line, "out of memory" and the command.
+start_mb=""
+for mb in $(seq 600 100 3000); do
+  if (ulimit -v $((mb * 1024)) && POSLAB_THREADS=1 timeout 20 "$cli" families > /dev/null 2>&1); then
+    start_mb=$mb; break
+  fi
+done
+if [ -z "$start_mb" ]; then fail "poslab-cli families did not start under 3000 MB of address space"
+else
+  limit=$(((start_mb + 200) * 1024))
+  (ulimit -v $limit && POSLAB_THREADS=1 timeout 10 "$cli" kernel --family rope --lags 0:8 > /dev/null 2> "$tmp/err") &&
+    ok || fail "kernel under ulimit -v $limit KiB: $(head -c 300 "$tmp/err")"
+  (ulimit -v $limit && POSLAB_THREADS=1 timeout 10 "$cli" --no-budget kernel --family rope --lags 0:16777216 > "$tmp/out" 2> "$tmp/err")
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
+    grep -q "^poslab-cli: error: out of memory while running \`kernel\` (.*ulimit -v" "$tmp/err" && ok ||
+    fail "memory-kernel under ulimit -v $limit KiB: exit $rc, $(head -c 300 "$tmp/err")"
+  # Threads that cannot start (each reserves a 64 MB stack here; OpenBLAS, which starts its own
+  # before main, held to one): refused, where torch's pool waited for them for ever.
+  refused10 threads-cannot-start "cannot start $most threads .*POSLAB_THREADS=1" \
+    env OPENBLAS_NUM_THREADS=1 POSLAB_THREADS="$most" \
+    bash -c "ulimit -v $((start_mb * 1024)) && ulimit -s 65536 && exec '$cli' families"
+fi
 
 finish "cli bad input"
