@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app_shell.h"
@@ -341,6 +342,39 @@ class TestLoadEncoding : public QObject {
     QVERIFY2(sessions->lastError().contains("gone.pt"), qPrintable(sessions->lastError()));
     QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
     for (QMessageBox* box : w_->findChildren<QMessageBox*>()) box->close();
+  }
+
+  // A preset that names a family file not loaded yet: the Presets command loads it into the
+  // lists; the kernel view offers it as an overlay over a built-in family.
+  void presetAndOverlay() {
+    QTemporaryDir dir;
+    const QString other = dir.filePath("preset_family.pt");
+    QVERIFY(QFile::copy(module("damped.pt"), other));
+    const std::string id = "file:" + other.toStdString();
+    QVERIFY(!findFamily(id));
+    poslab::ExperimentSpec e = test::tinyIndirectSetup({id, "rope"});
+    const QString preset = dir.filePath("mine.json");
+    QFile out(preset);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QByteArray::fromStdString(poslab::experimentToJson(e).dump()));
+    out.close();
+    QString error, note;
+    QVERIFY2(shell_->loadPreset(preset, &error, &note), qPrintable(error));
+    QVERIFY(findFamily(id));
+    QCOMPARE(trainFamilies()->findItems(QString::fromStdString(id), Qt::MatchExactly).size(), 1);
+    std::vector<std::string> checked = w_->trainingPanel()->experiment().families;
+    std::sort(checked.begin(), checked.end());  // the form lists them in its own order
+    QCOMPARE(checked, (std::vector<std::string>{id, "rope"}));
+
+    QVERIFY(w_->parameters()->setFamily("damped-rope"));
+    w_->showView(WindowView::Kernel);
+    KernelView* kernel = w_->kernelView();
+    kernel->setOverlay({id});
+    QCOMPARE(kernel->overlay(), std::vector<std::string>{id});
+    settle(ExplorerView::Kernel);
+    QVERIFY2(kernel->overlayGraph(QString::fromStdString(id)), qPrintable(kernel->overlayStatus()));
+    shoot(*w_, "encoding-overlay.png");
+    kernel->setOverlay({});
   }
 
   void cleanupTestCase() { shell_.reset(); }

@@ -72,10 +72,12 @@ QString loadSessionFamilies(const SessionState& s) {
     loadedFamilies().add(*load.family);
   }
   // A file family the session uses but does not list: loaded from its path as it is now.
-  for (const std::string& id : usedFamilies(s)) {
-    const bool listed = std::any_of(s.familyFiles.begin(), s.familyFiles.end(),
-                                    [&](const SessionFamilyFile& f) { return f.family == id; });
-    if (listed || findFamily(id)) continue;
+  return loadFileFamilies(usedFamilies(s));
+}
+
+QString loadFileFamilies(const std::vector<std::string>& families) {
+  for (const std::string& id : families) {
+    if (!isFileFamily(id) || findFamily(id)) continue;
     const FamilyLoad load = loadFamilyFile(id.substr(std::string(kFilePrefix).size()));
     if (!load.family) return q(load.error);
     loadedFamilies().add(*load.family);

@@ -25,4 +25,8 @@ std::vector<SessionFamilyFile> usedFamilyFiles(const SessionState& state);
 // check of the session refuses it.
 QString loadSessionFamilies(const SessionState& state);
 
+// Loads each file family among `families` that is not loaded yet, from its path as it is now (a
+// preset that names one). Empty, or the first problem naming the file.
+QString loadFileFamilies(const std::vector<std::string>& families);
+
 }  // namespace poslab::ui
