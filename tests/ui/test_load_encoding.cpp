@@ -290,6 +290,17 @@ class TestLoadEncoding : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);  // the runs write their checkpoints
     QVERIFY2(saved.at(0).at(1).toString().isEmpty(), qPrintable(saved.at(0).at(1).toString()));
     QCOMPARE(readJson(models).at("family_files"), readJson(plain).at("family_files"));
+    // With screenshots asked for, a copy of the session with its trained models stays beside
+    // them, for `poslab --session` in a fresh process once mine.pt is gone with this folder.
+    if (const QString keep = qEnvironmentVariable("POSLAB_ENCODING_SHOTS"); !keep.isEmpty()) {
+      QDir(keep).mkpath("models.poslab.d");
+      QFile::remove(QDir(keep).filePath("models.poslab"));
+      QVERIFY(QFile::copy(models, QDir(keep).filePath("models.poslab")));
+      for (const QString& f : QDir(models + ".d").entryList(QDir::Files)) {
+        QFile::remove(QDir(keep).filePath("models.poslab.d/" + f));
+        QVERIFY(QFile::copy(models + ".d/" + f, QDir(keep).filePath("models.poslab.d/" + f)));
+      }
+    }
     const QString hash = fnv1a(mine);
     const nlohmann::json files = readJson(plain).at("family_files");
     QCOMPARE(files.size(), size_t(1));  // the explorer's and a training family: one file
