@@ -257,6 +257,20 @@ class TestLoadEncoding : public QObject {
     double moved = 0;
     for (double g : loaded.position.at("gamma")) moved = std::max(moved, std::abs(g - 0.05));
     QVERIFY2(moved > 1e-6, "γ did not train");
+    // Show in Explorer: the learned γ, the mean over layers and heads, in the explorer's slider.
+    int run = 0;
+    while (panel->runFamily(run) != id) ++run;
+    QString error;
+    QVERIFY2(shell_->showRunInExplorer(run, -1, &error), qPrintable(error));
+    QCOMPARE(w_->parameters()->familyId(), id);
+    const std::vector<double>& learned = loaded.position.at("gamma");
+    double meanLearned = 0;
+    for (double g : learned) meanLearned += g / double(learned.size());
+    QVERIFY2(std::abs(w_->parameters()->values().at("gamma") - meanLearned) <= 1e-12,
+             qPrintable(QString("explorer %1, learned mean %2")
+                            .arg(w_->parameters()->values().at("gamma"))
+                            .arg(meanLearned)));
+    w_->showView(WindowView::Training);
     // The start box shows the loaded family's start: the setup's γ, its default base.
     FamilyStartForm* start = panel->setupForm()->familyStart();
     QVERIFY(start->valueBox(id, "gamma") && start->valueBox(id, "base"));
