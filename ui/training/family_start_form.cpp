@@ -16,9 +16,10 @@
 namespace poslab::ui {
 
 namespace {
-// A parameter's row label: its symbol where it has one (gamma -> γ), else its name.
-QString label(const std::string& name) {
-  const std::string symbol = paramSymbol(name);
+// A parameter's row label: its symbol where it has one (gamma -> γ; a loaded family's from its
+// metadata), else its name.
+QString label(const std::string& name, const FamilyDescription* family = nullptr) {
+  const std::string symbol = family ? familyParamSymbol(*family, name) : paramSymbol(name);
   return symbol == name ? QString::fromStdString(name)
                         : formulaToUnicode(QString::fromStdString(symbol));
 }
@@ -80,7 +81,7 @@ void FamilyStartForm::rebuild() {
         auto* fixed = new QLabel(this);
         fixed->setToolTip(tr("%1\nSet by the model's size (d_model / heads)").arg(tip));
         modelValues_[{family, p.name}] = fixed;
-        rows_->addRow(label(p.name), fixed);
+        rows_->addRow(label(p.name, d), fixed);
         continue;
       }
       auto* box = new PreciseSpinBox(this);
@@ -94,7 +95,7 @@ void FamilyStartForm::rebuild() {
         refreshValues();
       });
       boxes_[{family, p.name}] = box;
-      rows_->addRow(label(p.name), box);
+      rows_->addRow(label(p.name, d), box);
     }
   }
   // One list of pins for every family (config.model.pinned), each offered by the families that
@@ -141,15 +142,23 @@ void FamilyStartForm::rebuild() {
 void FamilyStartForm::refreshValues() {
   filling_ = true;
   for (const std::string& family : families_) {
-    if (!findFamily(family)) continue;
+    const FamilyDescription* description = findFamily(family);
+    if (!description) continue;
     const auto given = start_.params.find(family);
     const auto values = familyStartValues(
         family, given == start_.params.end() ? std::map<std::string, double>{} : given->second,
         dModel_, heads_, trainLength_);
     for (const auto& [key, box] : boxes_) {
       if (key.first != family) continue;
+      // What core fills in, else the parameter's default (what the run's ParamSet takes): a
+      // box left alone would show its range's minimum.
       const auto v = values.find(key.second);
-      if (v != values.end()) box->setValue(v->second);
+      if (v != values.end()) {
+        box->setValue(v->second);
+      } else {
+        for (const ParamSpec& p : description->params)
+          if (p.name == key.second) box->setValue(p.defaultValue);
+      }
       // Set values in the normal font, what core fills in in italics.
       QFont font = box->font();
       font.setItalic(!isSet(family, key.second));
