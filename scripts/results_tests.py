@@ -10,17 +10,40 @@ Usage:
       the two-sided p value. DIRECTION is "greater" (the paper has A above B) or "less" (below).
       Verdict: "reproduces" when the mean difference has the paper's sign and p < 0.05,
       "tendency" when it has the sign but p >= 0.05, "does not reproduce" otherwise.
-  results_tests.py gates RESULT.json
-      Sector teachers: per teacher, the gates (mean over heads and layers, then over seeds), the
-      sector with the largest gate, and whether it is one of the teacher's sectors ("recovered"),
-      per seed and in the mean; the final-query attention entropy against the teacher's.
+  results_tests.py gates RESULT.json [--teacher attention|signed] [--old-rule]
+      Sector teachers: per teacher (and sector set, and attention lambda, when the variants set
+      them), the gates (mean over heads and layers, then over seeds), the sector with the largest
+      gate and whether it is the sector the PJ reference expects (synthetic_query_lm.py:
+      preferred_sector: LC for lc_core and lc_affine, affine for affine and for recency_weak_jet
+      under the attention teacher, FJ for the rest), per seed and in the mean, with the margin
+      (expected gate minus the largest other gate; > 0 when recovered); the accuracy at each
+      evaluation length, the largest FJ and LC order mass and the final-query attention entropy
+      and support against the teacher's. --teacher says which teacher the runs used (it changes
+      recency_weak_jet's sector; default attention). --old-rule scores by the rule of the protocol
+      before amendment 6 (a teacher is recovered when its top gate is one of its sectors, lc_affine
+      counting LC or affine), for comparison.
 """
 import json
 import math
 import statistics
 import sys
 
-# The sectors that carry each reference teacher (core/tasks/sector_teacher.cpp, sectorOfTeacher).
+SECTOR_SETS = ("none", "affine", "fj", "fj_affine", "lc_affine", "full", "grape_m_rope",
+               "grape_a_alibi", "grape_ma_rope_alibi")
+
+
+def preferred_sector(target, teacher):
+    """The PJ reference's preferred_sector (synthetic_query_lm.py), in PosLab's gate names."""
+    if target in ("lc_core", "lc_affine"):
+        return "LC"
+    if target == "affine":
+        return "affine"
+    if target == "recency_weak_jet" and teacher == "attention":
+        return "affine"
+    return "FJ"
+
+
+# The rule before amendment 6: the sectors that carry each teacher (sectorOfTeacher).
 TEACHER_SECTORS = {
     "phase": {"FJ"}, "first_jet": {"FJ"}, "second_jet": {"FJ"}, "third_jet": {"FJ"},
     "affine": {"affine"}, "recency_weak_jet": {"affine"},
@@ -115,39 +138,98 @@ def paired(path, fam_a, fam_b, length, metric, direction):
     print(f"  mean {mean:+.4f} ± {se:.4f} (SE), t = {t:.2f}, {n - 1} dof, p = {p:.3g}: {verdict}")
 
 
-def gates(path):
-    runs = json.load(open(path))["results"]
-    teachers = []
+def split_variant(variant):
+    """(teacher, sector set, lambda) from a variant string such as "first_jet", "8,fj"."""
+    teacher, sectors, lam = "", "", ""
+    for part in (variant or "").split(","):
+        if part in SECTOR_SETS:
+            sectors = part
+        elif part in TEACHER_SECTORS:
+            teacher = part
+        elif part:
+            lam = part
+    return teacher, sectors, lam
+
+
+def mean_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.mean(values) if values else None
+
+
+def gates(path, teacher_kind="attention", old_rule=False):
+    doc = json.load(open(path))
+    runs = doc["results"]
+    default_teacher = doc.get("kernel", "")
+    groups = {}
     for r in runs:
-        if r.get("variant") not in teachers:
-            teachers.append(r.get("variant"))
-    print("| teacher | seeds | gate FJ | gate affine | gate LC | top sector | recovered (mean) | "
-          "recovered seeds | final-query H | teacher H |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    recovered_total = 0
-    for teacher in teachers:
-        rs = [r for r in runs if r.get("variant") == teacher and "gate_FJ" in r.get("position", {})]
-        if not rs:
+        groups.setdefault(r.get("variant", ""), []).append(r)
+    lengths = sorted({e["length"] for r in runs for e in r["eval"]})
+    print("| teacher | sectors | lambda | seeds | " + " | ".join(f"acc @ {L}" for L in lengths) +
+          " | gate FJ | gate affine | gate LC | top | expected | recovered (mean) | margin | "
+          "recovered seeds | seed margins | top FJ order | top LC order | H | support | "
+          "teacher H | teacher support |")
+    print("|" + "---|" * (20 + len(lengths) - 1))
+    recovered_total, scored = 0, 0
+    for variant, rs in groups.items():
+        teacher, sectors, lam = split_variant(variant)
+        teacher = teacher or default_teacher
+        accs = []
+        for L in lengths:
+            vals = [metric_at(r, L, "accuracy") for r in rs]
+            vals = [v for v in vals if v is not None]
+            accs.append(f"{statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f}"
+                        if len(vals) > 1 else f"{vals[0]:.3f}" if vals else "-")
+        first = [e for r in rs for e in r["eval"] if e["length"] == lengths[0]]
+        h = mean_or_none([e.get("final_query_entropy") for e in first])
+        sup = mean_or_none([e.get("final_query_support") for e in first])
+        th = mean_or_none([r.get("teacher_entropy") for r in rs])
+        ts = mean_or_none([r.get("teacher_support") for r in rs])
+        spread = " | ".join("-" if v is None else f"{v:.2f}" for v in (h, sup, th, ts))
+        pj = [r for r in rs if "gate_FJ" in r.get("position", {})]
+        if not pj:
+            print(f"| {teacher} | {sectors or '-'} | {lam or '-'} | {len(rs)} | " +
+                  " | ".join(accs) + " | - | - | - | - | - | - | - | - | - | - | - | " +
+                  spread + " |")
             continue
-        per_seed = []
-        for r in rs:
-            g = {s: statistics.mean(r["position"]["gate_" + s]) for s in ("FJ", "affine", "LC")}
-            per_seed.append(g)
+        per_seed = [{s: statistics.mean(r["position"]["gate_" + s]) for s in ("FJ", "affine", "LC")}
+                    for r in pj]
         mean = {s: statistics.mean(g[s] for g in per_seed) for s in ("FJ", "affine", "LC")}
         top = max(mean, key=mean.get)
-        want = TEACHER_SECTORS.get(teacher, set())
+        if old_rule:
+            want = TEACHER_SECTORS.get(teacher, set())
+            expected = "/".join(sorted(want))
+        else:
+            want = {preferred_sector(teacher, teacher_kind)}
+            expected = next(iter(want))
+
+        def margin(g):
+            best_wanted = max(g[s] for s in want)
+            others = [g[s] for s in g if s not in want]
+            return best_wanted - max(others)
         ok = top in want
         recovered_total += ok
+        scored += 1
         seeds_ok = sum(max(g, key=g.get) in want for g in per_seed)
-        h = [e.get("final_query_entropy") for r in rs for e in r["eval"]
-             if e["length"] == r["eval"][0]["length"] and e.get("final_query_entropy") is not None]
-        th = [r["teacher_entropy"] for r in rs if r.get("teacher_entropy") is not None]
-        print(f"| {teacher} | {len(rs)} | {mean['FJ']:.3f} | {mean['affine']:.3f} | "
-              f"{mean['LC']:.3f} | {top} | {'yes' if ok else 'no'} | {seeds_ok}/{len(rs)} | "
-              f"{statistics.mean(h):.2f} | {statistics.mean(th):.2f} |" if h and th else
-              f"| {teacher} | {len(rs)} | {mean['FJ']:.3f} | {mean['affine']:.3f} | "
-              f"{mean['LC']:.3f} | {top} | {'yes' if ok else 'no'} | {seeds_ok}/{len(rs)} | - | - |")
-    print(f"\nrecovered in the mean: {recovered_total} of {len(teachers)} teachers")
+        seed_margins = ", ".join(f"{r['seed']}: {margin(g):+.3f}" for r, g in zip(pj, per_seed))
+
+        def top_order(sector):
+            keys = [k for k in pj[0]["position"] if k.startswith("mass_" + sector) and
+                    k[len("mass_" + sector):].isdigit()]
+            if not keys:
+                return "-"
+            means = {int(k[len("mass_" + sector):]): statistics.mean(
+                statistics.mean(r["position"][k]) for r in pj) for k in keys}
+            if max(means.values()) <= 0:
+                return "-"
+            best = max(means, key=means.get)
+            return f"r{best} ({means[best]:.3f})"
+        print(f"| {teacher} | {sectors or '-'} | {lam or '-'} | {len(pj)} | " + " | ".join(accs) +
+              f" | {mean['FJ']:.3f} | {mean['affine']:.3f} | {mean['LC']:.3f} | {top} | "
+              f"{expected} | {'yes' if ok else 'no'} | {margin(mean):+.3f} | "
+              f"{seeds_ok}/{len(pj)} | {seed_margins} | {top_order('FJ')} | {top_order('LC')} | "
+              f"{spread} |")
+    rule = "the rule before amendment 6" if old_rule else "the reference's preferred_sector"
+    print(f"\nrecovered in the mean ({rule}): {recovered_total} of {scored} PJ-bias groups")
 
 
 def main(argv):
@@ -158,8 +240,17 @@ def main(argv):
         if direction not in ("greater", "less") or not metric_ok:
             sys.exit(__doc__)
         paired(argv[2], argv[3], argv[4], int(argv[5]), argv[6], direction)
-    elif len(argv) == 3 and argv[1] == "gates":
-        gates(argv[2])
+    elif len(argv) >= 3 and argv[1] == "gates":
+        rest = argv[3:]
+        old_rule = "--old-rule" in rest
+        rest = [a for a in rest if a != "--old-rule"]
+        teacher = "attention"
+        if rest[:1] == ["--teacher"] and len(rest) == 2 and rest[1] in ("attention", "signed"):
+            teacher = rest[1]
+        elif rest:
+            print(__doc__, file=sys.stderr)
+            sys.exit(2)
+        gates(argv[2], teacher, old_rule)
     else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
