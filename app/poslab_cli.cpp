@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/cli_common.h"
+#include "cli/stop_signals.h"
 #include "util/error.h"
 #include "util/threads.h"
 
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   poslab::cli::addPopeUsageCommand(app);
   poslab::cli::addTaskKernelCommand(app);
   poslab::cli::addLessonCommand(app);
+  poslab::cli::setCommandLine(argc, argv);
   try {
     // CLI11 would say only "A subcommand is required" for a misspelt command.
     if (argc > 1 && argv[1][0] != '-') {
@@ -53,6 +55,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "poslab-cli: error: " << e.what() << "\n";
     return 2;
+  } catch (const poslab::cli::StoppedBySignal& e) {
+    std::cerr << "poslab-cli: " << e.what() << "\n";
+    return e.exitCode;
   } catch (const poslab::Error& e) {
     std::cerr << "poslab-cli: error: " << e.what() << "\n";
     return 2;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "app_shell.h"
 #include "error_report.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
@@ -71,9 +72,10 @@ std::vector<std::string> renameSessionArgument(int argc, char** argv) {
 
 // Prints one line when the window's first view has been drawn, then quits after `ms` with exit
 // code 0 if it drew without error (1 otherwise, or 1 if nothing was drawn within a minute).
-void scheduleQuitAfterFirstDraw(poslab::ui::MainWindow& window, int ms) {
+void scheduleQuitAfterFirstDraw(poslab::ui::AppShell& shell, int ms) {
+  poslab::ui::MainWindow& window = shell.window();
   auto drawn = std::make_shared<bool>(false);
-  QObject::connect(window.controller(), &poslab::ui::ExplorerController::settled, &window,
+  QObject::connect(shell.explorer(), &poslab::ui::ExplorerController::settled, &window,
                    [drawn, ms, &window](poslab::ui::ExplorerView, bool ok) {
                      if (*drawn) return;  // only the first view
                      *drawn = true;
@@ -203,17 +205,17 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  poslab::ui::MainWindow window;
-  window.sessionController()->persistLayout();
+  poslab::ui::AppShell shell;
+  poslab::ui::MainWindow& window = shell.window();
+  shell.sessions()->persistLayout();
   if (parser.isSet(session)) {
     QString error;
-    if (!window.sessionController()->loadFile(parser.value(session), &error)) return fail(error);
+    if (!shell.sessions()->loadFile(parser.value(session), &error)) return fail(error);
   }
   QString presetNote;
   if (parser.isSet(preset)) {
     QString error;
-    if (!poslab::ui::loadPresetIntoWindow(window, parser.value(preset), &error, &presetNote))
-      return fail(error);
+    if (!shell.loadPreset(parser.value(preset), &error, &presetNote)) return fail(error);
   }
   if (parser.isSet(family) && !window.parameters()->setFamily(parser.value(family).toStdString()))
     return fail("unknown family '" + parser.value(family) + "'");
@@ -224,10 +226,10 @@ int main(int argc, char** argv) {
     window.showView(*chosenView);
   if (!lessonPath.isEmpty()) {
     QString error;
-    if (!window.lessonPlayer()->openFile(lessonPath, &error, stepNumber - 1)) return fail(error);
+    if (!shell.lessons()->openFile(lessonPath, &error, stepNumber - 1)) return fail(error);
     window.lessonDock()->show();
   }
-  if (parser.isSet(presentation)) window.presentation()->enter();
+  if (parser.isSet(presentation)) shell.presentation()->enter();
   window.show();
   QString quitText = parser.value(quitAfter);
   if (quitText.isEmpty()) quitText = qEnvironmentVariable("POSLAB_QUIT_AFTER");
@@ -236,7 +238,7 @@ int main(int argc, char** argv) {
     const double seconds = quitText.toDouble(&ok);
     if (!ok || !(seconds >= 0) || seconds > 1e6)
       return fail("--quit-after '" + quitText + "' is not a number of seconds");
-    scheduleQuitAfterFirstDraw(window, static_cast<int>(seconds * 1000));
+    scheduleQuitAfterFirstDraw(shell, static_cast<int>(seconds * 1000));
   }
   if (parser.isSet(preset)) {
     window.trainingPanel()->play();
@@ -245,6 +247,6 @@ int main(int argc, char** argv) {
   // A first start offers the lessons, unless the command line already chose what to show or
   // the run is a timed check (--quit-after).
   if (quitText.isEmpty() && lessonPath.isEmpty() && !parser.isSet(session) && !parser.isSet(preset))
-    poslab::ui::offerLessonsOnFirstStart(&window);
+    poslab::ui::offerLessonsOnFirstStart(&window, window.lessonDock());
   return app.exec();
 }

@@ -5,12 +5,12 @@
 //
 // Each (family, path) runs in a child process (this program with --child) so that its peak RSS
 // (getrusage ru_maxrss) is its own; the child times `steps` calls of Trainer::step() after
-// `warmup` untimed ones. The path is chosen through POSLAB_ATTENTION (reference or fused), which
-// every new model reads. The parent prints one table row per family: seconds per step of each
-// path (wall and CPU: on a loaded machine CPU seconds are the steadier measure), their ratios,
-// peak RSS of each, and the fused path's MFU: model FLOPs per wall second against the peak of all
-// threads, and model FLOPs per CPU second against the one-thread peak (how well each core's
-// time is used, whatever share of the machine the run got).
+// `warmup` untimed ones. The path is the run's run.attention (model/attention_path.h). The parent
+// prints one table row per family: seconds per step of each path (wall and CPU: on a loaded machine
+// CPU seconds are the steadier measure), their ratios, peak RSS of each, and the fused path's MFU:
+// model FLOPs per wall second against the peak of all threads, and model FLOPs per CPU second
+// against the one-thread peak (how well each core's time is used, whatever share of the machine the
+// run got).
 //
 // Model FLOPs per step (no recomputation counted; fwd + bwd = 3x fwd):
 //   linear layers: 6 * tokens * (layers * (4 C^2 + 2 mlp C^2) + C * vocab)
@@ -46,10 +46,10 @@ struct Options {
   long long steps = 2, warmup = 1;        // fused path
   long long refSteps = 1, refWarmup = 1;  // reference path (about 30 s a step at T = 1024)
   bool skipReference = false;
-  bool sdpa = false;  // also time POSLAB_ATTENTION=sdpa (LibTorch 2.1+: plain dot-product families)
+  bool sdpa = false;  // also time run.attention sdpa (LibTorch 2.1+: plain dot-product families)
   bool recompute = false;  // also time the fused path with run.recompute_activations
   // Also time the fused kernel with the per-tile direct form instead of its lag-weighted form
-  // (POSLAB_ATTENTION=fused-direct): the direct-form families' path before 2026-12-04.
+  // (run.attention fused-direct): the direct-form families' path before 2026-12-04.
   bool directTiles = false;
   // Child mode: one (family, path) configuration, printed as "seconds_per_step maxrss_kb".
   bool child = false;
@@ -85,14 +85,13 @@ poslab::TrainConfig trainConfig(const Options& o) {
   cfg.run.evalLengths = {o.length};
   cfg.run.device = "cpu";
   cfg.run.recomputeActivations = o.childRecompute;
+  cfg.run.attention = o.path;  // "fused", "sdpa", "fused-direct" or "reference" (attention_path.h)
   return cfg;
 }
 
 int runChild(const Options& o) {
-  setenv("POSLAB_ATTENTION", o.path.c_str(), 1);
   poslab::configureThreads();
   poslab::Trainer trainer(trainConfig(o));
-  // "fused", "sdpa" or "fused-direct" (fused_attention.cpp's options) or "reference"
   const bool ref = o.path == "reference";
   for (long long i = 0; i < (ref ? o.refWarmup : o.warmup); ++i) trainer.step();
   const long long steps = ref ? o.refSteps : o.steps;
@@ -187,12 +186,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fused", "reference", "sdpa", "fused-direct"}));
   app.add_flag("--sdpa", o.sdpa,
                "also time at::scaled_dot_product_attention for the plain dot-product families "
-               "(POSLAB_ATTENTION=sdpa; LibTorch 2.1+; other families run the fused path)");
+               "(run.attention sdpa; LibTorch 2.1+; other families run the fused path)");
   app.add_flag("--recompute", o.recompute,
                "also time the fused path with every block recomputed in the backward "
                "(run.recompute_activations): its step time and peak memory");
   app.add_flag("--direct-tiles", o.directTiles,
-               "also time the fused kernel on the per-tile direct form (POSLAB_ATTENTION="
+               "also time the fused kernel on the per-tile direct form (run.attention "
                "fused-direct; the lag-weighted form off)");
   app.add_flag("--child-recompute", o.childRecompute, "internal: the child's recomputation");
   CLI11_PARSE(app, argc, argv);

@@ -50,7 +50,7 @@ struct BenchOptions {
   std::string device = "cpu";   // cpu, cuda or auto (RunConfig::device)
   std::string family = "rope";  // the position family
   long long evalLength = 0;     // > 0: also time one evaluation of one sequence this long
-  long long metricsEvery = 1;   // POSLAB_METRICS_EVERY (trainer.cpp): read the loss every n steps
+  long long metricsEvery = 1;   // run.metrics_every (train_config.h): read the loss every n steps
 };
 
 // Waits for the GPU's queued work (timings of asynchronous CUDA steps); nothing on the CPU.
@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
 
   try {
     const int threads = poslab::configureThreads();
-    setenv("POSLAB_METRICS_EVERY", std::to_string(o.metricsEvery).c_str(), 1);
     poslab::TrainConfig cfg = benchConfig(o);
+    cfg.run.metricsEvery = o.metricsEvery;
     if (o.evalLength > 0) cfg.run.evalLengths = {o.evalLength};
     poslab::Trainer trainer(cfg);
     const std::string device = trainer.deviceName();

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "app_shell.h"
 #include "bridge/explorer_compute.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
@@ -103,8 +104,9 @@ bool spinUntil(const std::function<bool()>& done, int timeoutMs) {
   return true;
 }
 
-int runCase(MainWindow& w, const Case& c, int changes, int gapMs) {
-  ExplorerController* ctl = w.controller();
+int runCase(AppShell& shell, const Case& c, int changes, int gapMs) {
+  MainWindow& w = shell.window();
+  ExplorerController* ctl = shell.explorer();
   c.configure(w);
   w.showView(c.view);
   const auto view = static_cast<ExplorerView>(c.view);
@@ -214,7 +216,8 @@ int main(int argc, char** argv) {
   }
   QApplication app(argc, argv);
   const int threads = poslab::configureThreads();  // as the app does at startup
-  MainWindow w;
+  AppShell shell;
+  MainWindow& w = shell.window();
   w.resize(1400, 860);
   w.show();
   if (!w.parameters()->setFamily("jordan-exact")) return 1;
@@ -242,6 +245,6 @@ int main(int argc, char** argv) {
        [](MainWindow& w, const ExplorerResult& r) { w.normsView()->showResult(r); }},
   };
   int failed = 0;
-  for (const Case& c : cases) failed += runCase(w, c, changes, gapMs);
+  for (const Case& c : cases) failed += runCase(shell, c, changes, gapMs);
   return failed ? 1 : 0;
 }

@@ -33,7 +33,9 @@
 # Builds build/app/poslab-cli first if needed. Bad arguments: one line and exit status 2.
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+me=reference_side_by_side.sh
+source "$repo/bench/reference_common.sh"
 poincare=""
 jordan=""
 steps=30
@@ -42,10 +44,6 @@ threads=1
 build_dir="$repo/build"
 python=/usr/bin/python3
 timing="$repo/bench/side_by_side_timing.py"
-
-fail() { echo "reference_side_by_side.sh: $*" >&2; exit 2; }
-value() { [[ $# -ge 2 && -n "$2" ]] || fail "$1 needs a value (see --help)"; }
-count() { [[ "$2" =~ ^[0-9]+$ && "$2" -ge "$3" ]] || fail "$1 '$2' must be an integer >= $3"; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -60,36 +58,15 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 pj_script="" klm_script="" klm_yaml=""
-if [[ -n "$poincare" ]]; then
-  pj_script="$(cd "$poincare" 2>/dev/null && pwd)/experiments/synthetic_query_lm.py" || true
-  [[ -f "$pj_script" ]] || fail "--poincare '$poincare' holds no experiments/synthetic_query_lm.py"
-fi
-if [[ -n "$jordan" ]]; then
-  dir="$(cd "$jordan" 2>/dev/null && pwd)" || fail "--jordan '$jordan' is not a directory"
-  jordan="$dir"
-  klm_script="$jordan/scripts/run_kernel_lm.py" klm_yaml="$jordan/configs/kernel_lm.yaml"
-  [[ -f "$klm_script" && -f "$klm_yaml" ]] ||
-    fail "--jordan '$jordan' holds no scripts/run_kernel_lm.py and configs/kernel_lm.yaml"
-fi
-for d in "${poincare:+$(dirname "$(dirname "$pj_script")")}" "$jordan"; do
-  [[ -n "$d" && "$d/" == "$repo/"* ]] && fail "the checkout $d is inside this repository; keep it outside"
-done
-
-cli="$build_dir/app/poslab-cli"
-if [[ ! -x "$cli" ]]; then
-  [[ -f "$build_dir/build.ninja" ]] ||
-    cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build_dir" --target poslab-cli >/dev/null
-fi
+[[ -z "$poincare" ]] || poincare_checkout "$poincare"
+[[ -z "$jordan" ]] || jordan_checkout "$jordan"
+ensure_cli "$build_dir"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 results="$tmp/results"
 cores="$(nproc)"  # before OMP_NUM_THREADS is set: nproc reads it
-# OpenBLAS at one thread inside each torch thread, as poslab::configureThreads() pins it (with
-# OMP_NUM_THREADS = N alone Debian's OpenBLAS would start N more threads, docs/PERFORMANCE.md).
-export POSLAB_THREADS="$threads" OMP_NUM_THREADS="$threads" MKL_NUM_THREADS="$threads"
-export OPENBLAS_NUM_THREADS=1
+pin_threads "$threads"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # A TrainConfig JSON: config family C H layers mlp norm task kernel options T head_dim batch lr wd

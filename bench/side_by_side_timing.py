@@ -105,7 +105,11 @@ def time_poslab(steps, metrics, command):
     report(steps - 1, marks[steps][0] - marks[1][0], marks[steps][1] - marks[1][1], threads)
 
 
-def write_kernel_lm_config(src, dst, steps):
+def write_kernel_lm_config(src, dst, steps, seq_len=None, eval_lengths=None, eval_batches=1):
+    """DST: SRC with STEPS steps on the CPU, one seed, no logging or evaluation before the end.
+    seq_len (default SRC's) sets the training length and the position settings' train_context
+    with it; the final evaluation is at eval_lengths (default the training length), eval_batches
+    sequences each. Returns (and prints) the shapes as JSON."""
     import yaml
 
     with open(src) as f:
@@ -116,17 +120,21 @@ def write_kernel_lm_config(src, dst, steps):
     klm["train_steps"] = steps
     klm["log_every"] = 10**9  # no training-log lines inside the window
     klm["eval_every"] = 10**9  # only the final evaluation, after the window
-    klm["eval_lengths"] = [int(klm["seq_len_train"])]
-    klm["eval_batches"] = 1
+    if seq_len is not None:
+        klm["seq_len_train"] = seq_len
+        cfg["position"]["train_context"] = seq_len
+    klm["eval_lengths"] = list(eval_lengths or [int(klm["seq_len_train"])])
+    klm["eval_batches"] = eval_batches
     with open(dst, "w") as f:
         yaml.safe_dump(cfg, f)
     m = klm["model"]
-    print(json.dumps({"d_model": m["d_model"], "heads": m["n_heads"], "layers": m["n_layers"],
-                      "mlp_ratio": m.get("mlp_ratio", 4), "batch": klm["batch_size"],
-                      "T": klm["seq_len_train"], "lr": klm["lr"],
-                      "weight_decay": klm.get("weight_decay", 0.0),
-                      "target_freq_index": klm["target_freq_index"],
-                      "benchmark": klm["benchmark"]}))
+    shapes = {"d_model": m["d_model"], "heads": m["n_heads"], "layers": m["n_layers"],
+              "mlp_ratio": m.get("mlp_ratio", 4), "batch": klm["batch_size"],
+              "T": klm["seq_len_train"], "lr": klm["lr"],
+              "weight_decay": klm.get("weight_decay", 0.0),
+              "target_freq_index": klm["target_freq_index"], "benchmark": klm["benchmark"]}
+    print(json.dumps(shapes))
+    return shapes
 
 
 def main():

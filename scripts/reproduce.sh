@@ -70,6 +70,12 @@ paired() {  # paired TAG A B LENGTH METRIC DIRECTION
     run byte-lm byte-lm
     paired byte-lm rope-alibi jordan-scaled 512 loss less
     paired byte-lm jordan-scaled damped-rope 512 loss less
+    # RESULTS amendment 7: the eta = 0 control on the same seeds' batches. Scaled-exact with its
+    # shear (from 0.002) against it isolates the shear; the control against damped RoPE, the decay.
+    run byte-lm-eta0-control byte-lm-eta0-control
+    paired byte-lm jordan-scaled jordan-scaled 512 loss less "$out/byte-lm-eta0-control.json"
+    python3 scripts/results_tests.py paired "$out/byte-lm-eta0-control.json" jordan-scaled \
+      damped-rope 512 loss less "$out/byte-lm.json"
     echo
   fi
   if selected kv-retrieval; then

@@ -2,7 +2,7 @@
 """The comparison tests of docs/RESULTS.md's protocol, on the JSON of `poslab-cli run --json`.
 
 Usage:
-  results_tests.py paired RESULT.json FAMILY_A FAMILY_B LENGTH METRIC DIRECTION
+  results_tests.py paired RESULT.json FAMILY_A FAMILY_B LENGTH METRIC DIRECTION [RESULT_B.json]
       Pairs the runs of FAMILY_A and FAMILY_B by seed (and teacher, if any), takes the per-seed
       difference A - B of METRIC (accuracy, loss, or distance-D: kv-retrieval's accuracy with the
       stored key D tokens back) at evaluation length LENGTH, and prints the
@@ -10,6 +10,8 @@ Usage:
       the two-sided p value. DIRECTION is "greater" (the paper has A above B) or "less" (below).
       Verdict: "reproduces" when the mean difference has the paper's sign and p < 0.05,
       "tendency" when it has the sign but p >= 0.05, "does not reproduce" otherwise.
+      With RESULT_B.json, FAMILY_B's runs come from that file (a control preset trained on the
+      same seeds' batches, e.g. byte-lm-eta0-control beside byte-lm); FAMILY_A's from RESULT.json.
   results_tests.py gates RESULT.json [--teacher attention|signed] [--old-rule]
       Sector teachers: per teacher (and sector set, and attention lambda, when the variants set
       them), the gates (mean over heads and layers, then over seeds), the sector with the largest
@@ -106,23 +108,27 @@ def metric_at(run, length, metric):
     return None
 
 
-def paired(path, fam_a, fam_b, length, metric, direction):
-    runs = json.load(open(path))["results"]
-    by_key = {}
-    for r in runs:
-        by_key[(r.get("variant", ""), r["seed"], r["family"])] = r
+def runs_by_key(path):
+    return {(r.get("variant", ""), r["seed"], r["family"]): r
+            for r in json.load(open(path))["results"]}
+
+
+def paired(path, fam_a, fam_b, length, metric, direction, path_b=None):
+    by_key = runs_by_key(path)
+    by_key_b = runs_by_key(path_b) if path_b else by_key
     diffs, labels = [], []
     for (variant, seed, family), r in sorted(by_key.items()):
-        if family != fam_a or (variant, seed, fam_b) not in by_key:
+        if family != fam_a or (variant, seed, fam_b) not in by_key_b:
             continue
         a = metric_at(r, length, metric)
-        b = metric_at(by_key[(variant, seed, fam_b)], length, metric)
+        b = metric_at(by_key_b[(variant, seed, fam_b)], length, metric)
         if a is None or b is None:
             continue
         diffs.append(a - b)
         labels.append(f"{variant + ' ' if variant else ''}seed {seed}")
     n = len(diffs)
-    print(f"{fam_a} - {fam_b}, {metric} @ {length}, paper: {direction}")
+    b_source = f" (from {path_b})" if path_b else ""
+    print(f"{fam_a} - {fam_b}{b_source}, {metric} @ {length}, paper: {direction}")
     for label, d in zip(labels, diffs):
         print(f"  {label}: {d:+.4f}")
     if n < 2:
@@ -233,13 +239,14 @@ def gates(path, teacher_kind="attention", old_rule=False):
 
 
 def main(argv):
-    if len(argv) >= 2 and argv[1] == "paired" and len(argv) == 8:
+    if len(argv) >= 2 and argv[1] == "paired" and len(argv) in (8, 9):
         direction = argv[7]
         metric_ok = argv[6] in ("accuracy", "loss") or (
             argv[6].startswith("distance-") and argv[6][len("distance-"):].isdigit())
         if direction not in ("greater", "less") or not metric_ok:
             sys.exit(__doc__)
-        paired(argv[2], argv[3], argv[4], int(argv[5]), argv[6], direction)
+        paired(argv[2], argv[3], argv[4], int(argv[5]), argv[6], direction,
+               argv[8] if len(argv) == 9 else None)
     elif len(argv) >= 3 and argv[1] == "gates":
         rest = argv[3:]
         old_rule = "--old-rule" in rest

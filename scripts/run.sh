@@ -4,7 +4,8 @@
 # short training comparison, written into out/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh "$@"
+# Only the application and the CLI (and the libraries they link): test.sh builds the rest.
+POSLAB_TARGETS="poslab poslab-cli" ./scripts/setup.sh "$@"
 source scripts/libtorch.sh  # POSLAB_LIBTORCH=pip: the build in build-pip/
 
 # With a display, the desktop application; without one (a server, CI), the headless demo below.

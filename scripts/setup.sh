@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up a Debian 12 machine for PosLab and builds it in build/ (Release).
+# Sets up a Debian 12 machine for PosLab and builds it in build/ (Release): everything, or only
+# the targets named in POSLAB_TARGETS (run.sh: POSLAB_TARGETS="poslab poslab-cli").
 # Idempotent: installs only the Debian packages that are missing, then configures and builds.
 # Extra arguments are passed to CMake (e.g. -DPOSLAB_BUILD_GUI=OFF, -DTorch_DIR=...).
 # POSLAB_LIBTORCH=pip: LibTorch 2.x from PyPI in .venv-pip/, built in build-pip/ (libtorch.sh).
@@ -51,9 +52,27 @@ mem_jobs=$((mem_kb / 1500000))
 
 poslab_prepare_libtorch
 log="$POSLAB_BUILD_DIR.log"
-cmake -S . -B "$POSLAB_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${POSLAB_CMAKE_ARGS[@]}" "$@" \
-  > "$log" 2>&1 || { cat "$log"; exit 1; }
-if ! cmake --build "$POSLAB_BUILD_DIR" -j "$jobs" > "$log" 2>&1; then
+# Configured once per set of arguments: a later call with none (run.sh) or the same ones keeps the
+# build folder's configuration, and ninja itself reruns CMake when a CMakeLists.txt changed.
+configure_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release "${POSLAB_CMAKE_ARGS[@]}" "$@")
+args_file="$POSLAB_BUILD_DIR/poslab-configure-args"
+if [ ! -f "$POSLAB_BUILD_DIR/build.ninja" ] || { (($# + ${#POSLAB_CMAKE_ARGS[@]} > 0)) &&
+  [ "$(cat "$args_file" 2>/dev/null)" != "${configure_args[*]}" ]; }; then
+  cmake -S . -B "$POSLAB_BUILD_DIR" "${configure_args[@]}" > "$log" 2>&1 || { cat "$log"; exit 1; }
+  echo "${configure_args[*]}" > "$args_file"
+fi
+# POSLAB_TARGETS (run.sh: the application and the CLI) builds only those targets and what they
+# need; unset, everything (tests and benchmarks included). Targets this configuration lacks (the
+# GUI without Qt) are left out.
+targets=()
+for t in ${POSLAB_TARGETS:-}; do
+  ninja -C "$POSLAB_BUILD_DIR" -t query "$t" > /dev/null 2>&1 && targets+=(--target "$t")
+done
+if [ -n "${POSLAB_TARGETS:-}" ] && ((${#targets[@]} == 0)); then
+  echo "setup: none of POSLAB_TARGETS ($POSLAB_TARGETS) is a target of $POSLAB_BUILD_DIR" >&2
+  exit 1
+fi
+if ! cmake --build "$POSLAB_BUILD_DIR" -j "$jobs" "${targets[@]}" > "$log" 2>&1; then
   # The compiler's errors, not only ninja's last lines ("build stopped: subcommand failed").
   grep -E -m 20 -B 2 -A 8 "error|FAILED" "$log" || tail -n 40 "$log"
   echo "setup: the build failed; the whole log is $log"

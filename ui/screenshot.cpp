@@ -12,12 +12,14 @@
 #include <map>
 #include <ostream>
 
+#include "app_shell.h"
 #include "bridge/catalog.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
 #include "io/atomic_file.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_player.h"
+#include "main_window.h"
 #include "menus/presets_menu.h"
 #include "presentation/presentation_mode.h"
 #include "session/session_io.h"
@@ -70,14 +72,15 @@ bool parseSet(const QString& text, std::pair<QString, double>& out) {
 }
 
 QString takeScreenshot(const ScreenshotRequest& req) {
-  MainWindow window;
+  AppShell shell;
+  MainWindow& window = shell.window();
   window.resize(req.width, req.height);
   WindowView view = req.view;
   if (!req.session.isEmpty()) {
     SessionState state;
     QString error;
     if (!loadSessionFile(req.session, &state, &error)) return error;
-    if (!applySession(window, state, &error))
+    if (!applySession(shell.sessionParts(), state, &error))
       return QObject::tr("session file %1: %2").arg(req.session, error);
     if (req.sessionView) view = *parseWindowView(QString::fromStdString(state.tab));
   }
@@ -85,7 +88,7 @@ QString takeScreenshot(const ScreenshotRequest& req) {
   bool ownTrainingSetup = !req.session.isEmpty();
   if (!req.preset.isEmpty()) {
     QString error, note;
-    if (!loadPresetIntoWindow(window, req.preset, &error, &note)) return error;
+    if (!shell.loadPreset(req.preset, &error, &note)) return error;
     view = WindowView::Training;
     ownTrainingSetup = true;
   }
@@ -109,7 +112,7 @@ QString takeScreenshot(const ScreenshotRequest& req) {
     QString error;
     try {
       const QString file = QString::fromStdString(poslab::lessonFile(req.lesson.toStdString()));
-      if (!window.lessonPlayer()->openFile(file, &error, req.lessonStep)) return error;
+      if (!shell.lessons()->openFile(file, &error, req.lessonStep)) return error;
     } catch (const Error& e) {
       return QString::fromStdString(e.what());
     }
@@ -123,8 +126,8 @@ QString takeScreenshot(const ScreenshotRequest& req) {
     }
   }
   if (req.presentation) {
-    window.presentation()->setUseFullScreen(false);
-    window.presentation()->enter();
+    shell.presentation()->setUseFullScreen(false);
+    shell.presentation()->enter();
   }
   window.show();
   bool finished = false;
@@ -137,7 +140,7 @@ QString takeScreenshot(const ScreenshotRequest& req) {
     training->replot();
   } else {
     const auto shown = static_cast<ExplorerView>(view);
-    ExplorerController* c = window.controller();
+    ExplorerController* c = shell.explorer();
     finished = waitUntil([&] { return !c->busy() && c->isUpToDate(shown); }, req.timeoutMs);
     if (finished && !c->lastError().isEmpty()) return c->lastError();
   }

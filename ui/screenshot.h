@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "main_window.h"
+#include "window_view.h"
 
 namespace poslab::ui {
 

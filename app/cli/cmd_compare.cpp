@@ -9,6 +9,7 @@
 #include "cli/distributed.h"
 #include "cli/experiment_progress.h"
 #include "cli/experiment_report.h"
+#include "cli/stop_signals.h"
 #include "cli/train_options.h"
 #include "dist/distributed_sweep.h"
 #include "io/json_fields.h"
@@ -39,11 +40,52 @@ void prepareDir(const std::string& dir, const std::string& option) {
 
 // Where the sweep's results go and how it is launched (one process, or torchrun / srun).
 struct SweepSetup {
-  std::string checkpointDir;  // --checkpoints
-  std::string outDir;         // --out: each finished run's result; a rerun skips them
-  int jobs = 0;               // --jobs
+  std::string checkpointDir;       // --checkpoints
+  std::string outDir;              // --out: each finished run's result; a rerun skips them
+  int jobs = 0;                    // --jobs
+  long long checkpointEvery = 20;  // --checkpoint-every: steps between a run's checkpoints in --out
   DistOptions dist;
 };
+
+// One line: which runs were saved at which step, and the command that continues them.
+std::string stoppedMessage(const SweepStopped& stopped, const char* signal,
+                           const ExperimentSpec& spec, const std::string& outDir) {
+  std::string line = std::string("stopped by ") + signal + ": ";
+  if (outDir.empty())
+    return line + "no --out was given, so the runs in flight are not kept (with --out DIR a " +
+           "stopped sweep continues where it was)";
+  if (stopped.saved.empty()) {
+    line += "no run was in flight";
+  } else {
+    const std::vector<PlannedRun> plan = planExperiment(spec);
+    for (size_t k = 0; k < stopped.saved.size(); ++k) {
+      const auto& s = stopped.saved[k];
+      line += (k ? ", " : "") + plan[s.index].family +
+              (plan[s.index].variant.empty() ? "" : " " + plan[s.index].variant) + " seed " +
+              std::to_string(plan[s.index].seed) + " saved at step " + std::to_string(s.step);
+    }
+    line += " (in " + outDir + "/partial)";
+  }
+  return line + "; continue with: " + commandLine();
+}
+
+// --families of `run`: the preset's families named in `list`, in the preset's order.
+std::vector<std::string> presetFamilySubset(const ExperimentSpec& spec, const std::string& preset,
+                                            const std::string& list) {
+  const std::vector<std::string> wanted = parseNameList(list);
+  if (wanted.empty()) throw InvalidArgument("--families is empty");
+  requireDistinct(wanted, "--families");
+  std::string known;
+  for (const auto& f : spec.families) known += (known.empty() ? "" : ", ") + f;
+  for (const auto& f : wanted)
+    if (std::find(spec.families.begin(), spec.families.end(), f) == spec.families.end())
+      throw InvalidArgument("--families: " + f + " is not one of preset " + preset + "'s families",
+                            "its families: " + known);
+  std::vector<std::string> kept;
+  for (const auto& f : spec.families)
+    if (std::find(wanted.begin(), wanted.end(), f) != wanted.end()) kept.push_back(f);
+  return kept;
+}
 
 void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup) {
   int jobs = setup.jobs;
@@ -64,6 +106,7 @@ void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup
     if (group) runs = (runs + group->worldSize() - 1) / group->worldSize();
     jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, runs)));
     ExperimentProgressView view(spec.base.run.steps, jobs);
+    StopSignals stop;
     try {
       results = dist::runSweep(
           spec,
@@ -72,7 +115,11 @@ void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup
           },
           setup.checkpointDir, jobs,
           [&](size_t index, size_t total, const RunResult& r) { view.runDone(index, total, r); },
-          {setup.outDir, group.get()});
+          {setup.outDir, group.get(), setup.checkpointEvery, &stop.requested()});
+    } catch (const SweepStopped& stopped) {
+      view.finish();
+      throw StoppedBySignal(stoppedMessage(stopped, stop.signalName(), spec, setup.outDir),
+                            stop.signalNumber());
     } catch (...) {
       view.finish();  // clear the live line before the error is printed
       throw;
@@ -95,6 +142,11 @@ void addSweepOptions(CLI::App* cmd, SweepSetup& s) {
   cmd->add_option("--checkpoints", s.checkpointDir, "directory to save each run's checkpoint in");
   cmd->add_option("--out", s.outDir,
                   "directory to save each run's result in as it ends; a rerun skips those runs");
+  cmd->add_option("--checkpoint-every", s.checkpointEvery,
+                  "with --out: steps between the checkpoints of each run in flight, from which a "
+                  "stopped or killed sweep continues when the same command is given again")
+      ->check(integerIn(1, kMaxTrainSteps))
+      ->capture_default_str();
   cmd->add_option("--jobs", s.jobs,
                   "runs trained at once, each on its share of the cores (0: one per core)")
       ->capture_default_str();
@@ -139,6 +191,7 @@ void addRunCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "run a paper experiment preset");
   struct Opts {
     std::string preset;
+    std::string families;
     std::string seeds;
     long long steps = 0;
     long long evalData = -1;
@@ -153,6 +206,9 @@ void addRunCommand(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("--preset", o->preset, "preset name (see --list)");
   cmd->add_flag("--list", o->list, "list the presets");
+  cmd->add_option(
+      "--families", o->families,
+      "train only these of the preset's families (comma-separated; the preset's order)");
   cmd->add_option("--seeds", o->seeds, "override the preset's seeds, e.g. 0,1,2");
   cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)")
       ->check(integerIn(1, kMaxTrainSteps));
@@ -184,8 +240,12 @@ void addRunCommand(CLI::App& app) {
     }
     const std::string file = presetFile(o->preset);
     ExperimentSpec spec = readExperimentFile(file, "preset file");
+    if (!o->families.empty()) spec.families = presetFamilySubset(spec, o->preset, o->families);
     if (!o->seeds.empty()) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");
+      std::vector<std::string> seedNames;
+      for (uint64_t s : spec.seeds) seedNames.push_back(std::to_string(s));
+      requireDistinct(seedNames, "--seeds");
     }
     if (o->steps > 0) spec.base.run.steps = o->steps;
     if (o->evalData >= 0) spec.base.run.evalData = static_cast<uint64_t>(o->evalData);

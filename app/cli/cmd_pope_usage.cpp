@@ -58,7 +58,7 @@ void addPopeUsageCommand(CLI::App& app) {
       throw InvalidArgument("checkpoint '" + o->checkpoint + "': " + e.what());
     }
     const long long length = o->length > 0 ? o->length : cfg.task.trainLength;
-    const PopeFrequencyUsage u = trainer->popeFrequencyUsage(length, o->sequences);
+    const PopeFrequencyUsage u = popeFrequencyUsage(trainer->inspected(), length, o->sequences);
     if (o->json) {
       nlohmann::json layers = nlohmann::json::array();
       for (size_t l = 0; l < u.usage.size(); ++l)

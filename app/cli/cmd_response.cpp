@@ -52,11 +52,11 @@ void addResponseCommand(CLI::App& app) {
     const long long length = o->length > 0 ? o->length : 8 * trainLength;
     // Each sequence costs (lags + 1) forward passes of `length` tokens: minutes at long lengths.
     ProgressBar bar("response", o->samples);
-    const LagResponse r =
-        measureLagResponse(*trainer, length, o->samples, o->lags, [&](long long done, long long) {
-          bar.updateCount(done, "sequences");
-          return true;
-        });
+    const LagResponse r = measureLagResponse(trainer->inspected(), length, o->samples, o->lags,
+                                             [&](long long done, long long) {
+                                               bar.updateCount(done, "sequences");
+                                               return true;
+                                             });
     bar.finish();
     const LagResponseSummary summary = summarizeLagResponse(r);
     const double all = summary.cosineAll, inside = summary.cosineTrained,

@@ -7,21 +7,13 @@
 #include "encodings/params.h"
 #include "model/pin_check.h"
 #include "tasks/task.h"
+#include "tasks/task_info.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "train/run_limits.h"
 #include "util/error.h"
 
 namespace poslab::cli {
-
-namespace {
-// Training lengths that suit each task when the user gives none.
-long long defaultTrainLength(const std::string& task) {
-  if (task == "byte-lm") return 128;
-  if (task == "kv-retrieval") return 256;  // 32 pairs fill a quarter of the body
-  return 64;
-}
-}  // namespace
 
 std::vector<long long> parseLengthList(const std::string& text, const std::string& what) {
   std::vector<long long> out;
@@ -123,6 +115,12 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_flag("--recompute-activations", o.recomputeActivations,
                 "recompute each block in the backward: lower peak memory, about a third more "
                 "compute per step (run.recompute_activations)");
+  cmd->add_option("--attention", o.attention,
+                  "attention code (run.attention; default POSLAB_ATTENTION, else fused)")
+      ->check(CLI::IsMember(attentionPathNames()));
+  cmd->add_option("--metrics-every", o.metricsEvery,
+                  "read the step metrics back every n steps and at the last (run.metrics_every)")
+      ->check(integerIn(1, kMaxTrainSteps));
   cmd->add_option("--config", o.configFile,
                   "start from a TrainConfig JSON (e.g. a run's config.json)");
   cmd->add_option("--architecture", o.architecture,
@@ -160,7 +158,8 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   if (o.trainLength > 0)
     c.task.trainLength = o.trainLength;
   else if (o.configFile.empty())
-    c.task.trainLength = defaultTrainLength(c.task.id);
+    c.task.trainLength = findTaskInfo(c.task.id) ? findTaskInfo(c.task.id)->defaultTrainLength
+                                                 : TaskConfig{}.trainLength;  // checked later
   if (o.minTrainLength >= 0) c.task.minTrainLength = o.minTrainLength;
   if (o.evalData >= 0) c.run.evalData = static_cast<uint64_t>(o.evalData);
   c.model.family = family;
@@ -179,6 +178,8 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
     c.run.device = o.device;
   }
   if (o.recomputeActivations) c.run.recomputeActivations = true;
+  if (!o.attention.empty()) c.run.attention = o.attention;
+  if (o.metricsEvery > 0) c.run.metricsEvery = o.metricsEvery;
   if (!o.pins.empty()) c.model.pinned = o.pins;
   if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
   c.validate();

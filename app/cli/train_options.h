@@ -34,6 +34,8 @@ struct TrainOptions {
   std::vector<std::string> pins;
   std::string device = "auto";
   bool recomputeActivations = false;  // run.recompute_activations (also with --config)
+  std::string attention;              // run.attention (also with --config); empty: keep it
+  long long metricsEvery = 0;         // run.metrics_every (also with --config); 0: keep it
   std::string configFile;             // a TrainConfig JSON to start from
   std::string architecture;           // train/architecture.h id applied after --config; empty: none
 };

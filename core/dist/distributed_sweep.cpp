@@ -9,6 +9,7 @@
 #include "dist/dist_group.h"
 #include "io/atomic_file.h"
 #include "io/json_input.h"
+#include "train/run_checkpoint.h"
 #include "train/run_result_json.h"
 #include "util/error.h"
 
@@ -58,12 +59,23 @@ std::string runKey(size_t index) {
 
 }  // namespace
 
-std::string runFilePath(const std::string& outDir, size_t index, const PlannedRun& run) {
+namespace {
+// NNN-LABEL: the plan index from 1 and the run's family, variant and seed.
+std::string runName(size_t index, const PlannedRun& run) {
   char number[32];
   std::snprintf(number, sizeof number, "%03zu", index + 1);
   const std::string label = run.family + (run.variant.empty() ? "" : "-" + run.variant) + "-seed" +
                             std::to_string(run.seed);
-  return outDir + "/runs/" + number + "-" + sanitized(label) + ".json";
+  return number + ("-" + sanitized(label));
+}
+}  // namespace
+
+std::string runFilePath(const std::string& outDir, size_t index, const PlannedRun& run) {
+  return outDir + "/runs/" + runName(index, run) + ".json";
+}
+
+std::string runCheckpointPath(const std::string& outDir, size_t index, const PlannedRun& run) {
+  return outDir + "/partial/" + runName(index, run) + ".pt";
 }
 
 size_t unfinishedRunCount(const ExperimentSpec& spec, const std::string& outDir) {
@@ -90,6 +102,8 @@ std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProg
     for (size_t i = 0; i < total; ++i) {
       finished[i] = finishedRun(options.outDir, i, plan[i]);
       if (!finished[i]) remaining.push_back(i);
+      // A checkpoint left beside a finished run (killed between the two writes) is stale.
+      if (finished[i]) removeRunCheckpoint(runCheckpointPath(options.outDir, i, plan[i]));
     }
   }
   if (group) {
@@ -105,6 +119,13 @@ std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProg
   std::vector<int> owner(total, -1);
   for (size_t k = 0; k < remaining.size(); ++k) owner[remaining[k]] = static_cast<int>(k % world);
 
+  RunCheckpointing checkpointing;
+  if (!options.outDir.empty())
+    checkpointing.path = [&](size_t index) {
+      return runCheckpointPath(options.outDir, index, plan[index]);
+    };
+  checkpointing.everySteps = options.checkpointEvery;
+  checkpointing.stop = options.stop;
   std::vector<RunResult> results = runExperiment(
       spec,
       [&](size_t index, size_t n, const RunResult& r, const Snapshot& snap) {
@@ -117,7 +138,7 @@ std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProg
         if (group) group->publish(runKey(index), runResultToJson(r).dump());
         if (runDone) runDone(index, n, r);
       },
-      [&](size_t index) { return owner[index] == rank; });
+      [&](size_t index) { return owner[index] == rank; }, checkpointing);
   if (rank != 0) return {};
 
   for (size_t i = 0; i < total; ++i) {

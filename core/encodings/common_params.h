@@ -47,6 +47,18 @@ inline ParamSpec eta() {
   s.trainedInit = 0.0;  // MATH 2.3: the model starts the shear at eta = 0
   return s;
 }
+// The cap of a learned bounded shear (eta = eta_max tanh(raw)); the shear time tau(p) < L, so a
+// trained model's eta (tau(i) - tau(j)) stays under eta_max L: 0.1 is the reference's eta_max (at
+// its L 1024, up to 102).
+inline ParamSpec boundedShearCap() {
+  return {"eta_max",
+          0.1,
+          0.01,
+          10,
+          false,
+          "cap of the learned shear, eta = eta_max tanh(raw) (the reference: 0.1); eta tau(d) "
+          "stays under eta_max L"};
+}
 inline ParamSpec contextScale() {
   return {"L", 256, 1, 1e7, false, "context scale L (the training length): enters d/L and tau(d)"};
 }

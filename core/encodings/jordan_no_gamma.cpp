@@ -16,8 +16,8 @@ const FamilyInfo& JordanNoGammaInfo() {
       "s_b = Re( q_b^H e^{iωd}(I + η (τ(i) − τ(j)) N) k_b ),  τ(p) = \\frac{p}{1 + |p|/L}",
       "The reference's jordan_no_gamma ablation: the trainable Jordan-RoPE with its decay removed "
       "(γ = 0, not learned), so only the rotation and the bounded shear remain.",
-      {common::omega(), common::eta(), common::contextScale(), common::pinOmega(), common::base(),
-       common::headDim()}};
+      {common::omega(), common::eta(), common::contextScale(), common::boundedShearCap(),
+       common::pinOmega(), common::base(), common::headDim()}};
   return info;
 }
 

@@ -18,8 +18,8 @@ const FamilyInfo& JordanStabilizedAbsInfo() {
       "The trainable shortcut of the reference code: saturate the shear per absolute position "
       "and keep the cheap factorized form. The price: τ(i) − τ(j) is not a function of i − j, so "
       "the score is not relative — the same lag scores differently early and late in a sequence.",
-      {common::gamma(), common::omega(), common::eta(), common::contextScale(), common::pinOmega(),
-       common::base(), common::headDim()}};
+      {common::gamma(), common::omega(), common::eta(), common::contextScale(),
+       common::boundedShearCap(), common::pinOmega(), common::base(), common::headDim()}};
   return info;
 }
 
@@ -33,8 +33,9 @@ JordanSpec jordanBoundedShearSpec(const ParamSet& p, long long order) {
   spec.shear = spec.viewShear = p.get("eta");
   spec.L = p.get("L");
   spec.timeName = "tau";
-  spec.learn = {/*gammaGroup=*/decays ? 0 : -1, /*etaGroup=*/0, /*etaMax=*/0.1,
-                /*shearPerL=*/false};
+  // The cap of the learned shear: the family's eta_max where it has one, else the reference's 0.1.
+  const double etaMax = p.has("eta_max") ? p.get("eta_max") : 0.1;
+  spec.learn = {/*gammaGroup=*/decays ? 0 : -1, /*etaGroup=*/0, etaMax, /*shearPerL=*/false};
   return spec;
 }
 

@@ -1,6 +1,7 @@
 #include "encodings/registry.h"
 
 #include "encodings/families.h"
+#include "encodings/torchscript_family.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -54,7 +55,8 @@ const Entry& findEntry(const std::string& id) {
     if (e.info().id == id) return e;
   std::string known;
   for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.info().id;
-  throw InvalidArgument("unknown family '" + id + "'", "known families: " + known);
+  throw InvalidArgument("unknown family '" + id + "'",
+                        "known families: " + known + "; or file:PATH.pt (docs/ENCODINGS.md)");
 }
 }  // namespace
 
@@ -68,11 +70,14 @@ const std::vector<const FamilyInfo*>& allFamilies() {
 }
 
 const FamilyInfo& familyInfo(const std::string& id) {
+  if (isFileFamilyId(id)) return fileFamilyInfo(id);
   return findEntry(id).info();
 }
 
 std::unique_ptr<Encoding> makeEncoding(const std::string& id,
                                        const std::map<std::string, double>& overrides) {
+  if (isFileFamilyId(id))
+    return makeFileFamily(id, ParamSet(fileFamilyInfo(id).params, overrides, id));
   const Entry& e = findEntry(id);
   return e.make(ParamSet(e.info().params, overrides, id));
 }

@@ -7,7 +7,9 @@
 // shear time is d / L). Blocks with lambda = 0 (PJ-rotary's affine sector) keep gamma = 0 through
 // a mask (nb), shared by the heads. The jet mix (MATH 1.7.9) learns its coefficients
 // c_r = jet_max tanh(raw): jet_raw (m-1, H, nb) for r >= 1 and, where the family says, jet0_raw
-// (H, nb) for c_0 (else c_0 stays the family's, 1 by default).
+// (H, nb) for c_0 (else c_0 stays the family's, 1 by default). A learned c_0 that comes within
+// kMinLearnedJet0 of zero is refused (NumericalRangeError): the query side's inverse jet divides
+// by it (jordan_blocks.cpp jetInverse), as the reference code does without a guard.
 #include <ATen/ATen.h>
 
 #include <algorithm>
@@ -15,10 +17,15 @@
 #include <mutex>
 
 #include "encodings/rotary_encoding.h"
+#include "util/error.h"
 
 namespace poslab {
 
 namespace {
+// The smallest |c_0| a learned jet mix may reach: its inverse jet grows as 1 / c_0^(m), and at
+// 1e-3 a query feature is already scaled by 1e3 to 1e12 (orders 1 to 4).
+constexpr double kMinLearnedJet0 = 1e-3;
+
 class RotaryForm : public TrainableForm {
  public:
   RotaryForm(const RotaryEncoding& enc, const TrainableContext& ctx)
@@ -174,6 +181,7 @@ class RotaryForm : public TrainableForm {
       at::Tensor c0 = learnJet0_
                           ? jetMax_ * at::tanh(raw.at("jet0_raw").to(at::kDouble))
                           : g.jet.select(0, 0).to(c.device()).unsqueeze(0).expand({c.size(1), -1});
+      if (learnJet0_) checkLearnedJet0(c0);
       g.jet = at::cat({c0.unsqueeze(0), c}, 0);  // (m, H, nb)
     }
     return layout;
@@ -186,6 +194,21 @@ class RotaryForm : public TrainableForm {
   int jetGroup_ = -1;                    // the group whose jet coefficients are learned
   double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4, jetMax_ = 1.0;
   bool learnJet0_ = false;
+
+  // c0 (H, nb): refused when any |c_0| < kMinLearnedJet0, naming the head and block.
+  static void checkLearnedJet0(const at::Tensor& c0) {
+    const at::Tensor magnitude = c0.detach().abs();
+    const double smallest = magnitude.min().item<double>();
+    if (!(smallest < kMinLearnedJet0)) return;
+    const int64_t where = magnitude.flatten().argmin().item<int64_t>();
+    const int64_t blocks = c0.size(1);
+    throw NumericalRangeError(
+        "the jet mix's learned c_0 of head " + std::to_string(where / blocks) + ", block " +
+            std::to_string(where % blocks) + " is " +
+            std::to_string(c0.flatten()[where].item<double>()) +
+            ", within 1e-3 of zero: the query side divides by it (MATH 1.7.9)",
+        "lower the learning rate, or keep c_0 fixed (learn_jet0 0)");
+  }
   long long heads_ = 1;  // H: gamma_raw and eta_raw are (H, nb)
   struct RotationCache {
     bool valid = false;

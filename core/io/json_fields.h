@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
@@ -116,6 +117,18 @@ void readJsonFields(const nlohmann::json& j, const JsonPath& at,
     std::visit([&](auto member) { readJsonValue(*it, at.key(f.key), f.limits, out.*member); },
                f.member);
   }
+}
+
+// The row of `table` that holds `member`: its key and limits for a front end that shows the
+// member (the training form's ranges, ui/training/training_setup.cpp). Throws std::logic_error
+// for a member the table does not list (a programming error, not an input's).
+template <class S, class M>
+const JsonField<S>& jsonFieldOf(const std::vector<JsonField<S>>& table, M S::*member) {
+  for (const auto& f : table) {
+    const auto* m = std::get_if<M S::*>(&f.member);
+    if (m && *m == member) return f;
+  }
+  throw std::logic_error("jsonFieldOf: the key table has no row for this member");
 }
 
 template <class S>

@@ -1,7 +1,7 @@
 // CUDA tensors in the factorized form go to PosLab's CUDA kernel where this build has it
-// (fused_attention_cuda.h); POSLAB_ATTENTION=sdpa sends the plain dot-product families to
-// LibTorch 2.x's at::scaled_dot_product_attention; everything else runs the tiles below, on the
-// tensors' device.
+// (fused_attention_cuda.h); the sdpa path (model/attention_path.h) sends the plain dot-product
+// families to LibTorch 2.x's at::scaled_dot_product_attention; everything else runs the tiles
+// below, on the tensors' device.
 #include "model/fused_attention.h"
 
 #include <ATen/ATen.h>
@@ -9,8 +9,6 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -347,28 +345,6 @@ class FusedAttentionFunction : public torch::autograd::Function<FusedAttentionFu
   }
 };
 
-// POSLAB_ATTENTION=sdpa (read once): the plain dot-product families (factorized, no bias) run
-// LibTorch's at::scaled_dot_product_attention instead of PosLab's kernels, to compare the two
-// (bench/bench_fused_attention.cpp --sdpa). Ignored where LibTorch has none (1.13).
-bool sdpaRequested() {
-  static const bool on = [] {
-    const char* env = std::getenv("POSLAB_ATTENTION");
-    return compat::kHasScaledDotProductAttention && env && std::strcmp(env, "sdpa") == 0;
-  }();
-  return on;
-}
-
-// POSLAB_ATTENTION=fused-direct (read once): the kernel ignores the lag-weighted form and runs
-// the per-tile direct form, as before it existed, to compare the two in one run
-// (bench/bench_fused_attention.cpp --direct-tiles).
-bool lagTilesDisabled() {
-  static const bool off = [] {
-    const char* env = std::getenv("POSLAB_ATTENTION");
-    return env && std::strcmp(env, "fused-direct") == 0;
-  }();
-  return off;
-}
-
 // True when the family adds a bias at these positions (a one-element probe, no host read).
 bool hasBias(const TrainedScore& score, const at::Tensor& pos, at::ScalarType dtype) {
   if (!score.bias) return false;
@@ -395,10 +371,13 @@ at::Tensor cudaFusedCausalAttention(const TrainedScore&, double, const at::Tenso
 
 at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const at::Tensor& pos,
                                 const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                                const std::vector<at::Tensor>& params, int64_t tile) {
+                                const std::vector<at::Tensor>& params, int64_t tile,
+                                AttentionPath path) {
   if (tile < 1) throw std::invalid_argument("fused attention: the tile must be at least 1");
-  if (sdpaRequested() && score.fq.defined() && v.size(2) > 0 &&
-      !hasBias(score, pos, v.scalar_type()))
+  // sdpa (where LibTorch has it): the plain dot-product families run LibTorch's kernel, to
+  // compare the two (bench/bench_fused_attention.cpp --sdpa).
+  if (path == AttentionPath::kSdpa && compat::kHasScaledDotProductAttention && score.fq.defined() &&
+      v.size(2) > 0 && !hasBias(score, pos, v.scalar_type()))
     return compat::causalScaledDotProductAttention(score.fq, score.fk, v, scale);
   // CUDA tensors in the factorized form: PosLab's CUDA kernel (its own tile edge); the rest of
   // the CUDA calls run the generic path below on the GPU.
@@ -415,7 +394,7 @@ at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const a
   if (score.fq.defined()) {
     plan->terms.push_back({(scale == 1.0 ? score.fq : score.fq * scale).contiguous(),
                            score.fk.contiguous(), at::Tensor(), at::Tensor()});
-  } else if (score.lagTerms && !lagTilesDisabled()) {
+  } else if (score.lagTerms && path != AttentionPath::kFusedDirect) {
     // A direct form with lag-weighted products runs as products per tile (tile_terms.h).
     TiledTerms tiled = tileLagTerms(score.lagTerms(), scale, pos, v.scalar_type(), tile);
     for (TileTerm& term : tiled.terms) {

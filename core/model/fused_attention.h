@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "encodings/trainable.h"
+#include "model/attention_path.h"
 
 namespace poslab {
 
@@ -48,11 +49,15 @@ constexpr int64_t kFusedAttentionTile = 128;
 //     re-running it); unused for the factorized form;
 //   params: the position parameters the direct form or the bias may depend on (those that do
 //     not require grad are skipped);
-//   tile: query and key tile edge (>= 1).
+//   tile: query and key tile edge (>= 1);
+//   path: kFusedDirect skips the lag-weighted form, kSdpa sends the plain dot-product families to
+//     LibTorch's kernel where it has one; kFused and kReference run this kernel as it is (the
+//     reference path is the caller's choice: model/transformer.h).
 // Returns (B, H, T, hs). Differentiable when grad mode is on and any input requires grad.
 at::Tensor fusedCausalAttention(const TrainedScore& score, double scale, const at::Tensor& pos,
                                 const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                                 const std::vector<at::Tensor>& params,
-                                int64_t tile = kFusedAttentionTile);
+                                int64_t tile = kFusedAttentionTile,
+                                AttentionPath path = AttentionPath::kFused);
 
 }  // namespace poslab

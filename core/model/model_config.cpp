@@ -2,6 +2,7 @@
 
 #include "encodings/pj_sector_sets.h"
 #include "encodings/registry.h"
+#include "encodings/torchscript_family.h"
 #include "io/json_fields.h"
 #include "util/error.h"
 
@@ -15,10 +16,27 @@ std::vector<std::string> familyIds() {
   return ids;
 }
 
+// A built-in id (the row's message lists them), or a TorchScript file that loads and passes its
+// probe (docs/ENCODINGS.md); with loadFiles false a file id is left to validate(), so that a
+// checkpoint can register its own copy of the module first.
+void checkFamily(const std::string& family, const JsonPath& at, bool loadFiles) {
+  if (!isFileFamilyId(family)) {
+    static const JsonLimits known = oneOf(familyIds());
+    checkJsonValue(family, at, known);
+    return;
+  }
+  if (!loadFiles) return;
+  try {
+    familyInfo(family);
+  } catch (const InvalidArgument& e) {
+    at.fail("= '" + family + "': " + e.what());
+  }
+}
+
 // d_model, heads and layers have the training panel's limits (ui/training/training_panel.cpp).
 const std::vector<JsonField<ModelConfig>>& modelFields() {
   static const std::vector<JsonField<ModelConfig>> t = {
-      {"family", &ModelConfig::family, oneOf(familyIds()), "position family id"},
+      {"family", &ModelConfig::family, anyValue(), "position family id"},
       {"family_params", &ModelConfig::familyParams, anyValue(),
        "family parameter overrides by name; the family checks them"},
       {"pinned", &ModelConfig::pinned,
@@ -59,7 +77,8 @@ void ModelConfig::validate() const {
 }
 
 void ModelConfig::validate(const JsonPath& at) const {
-  checkJsonFields(*this, at, modelFields());  // an unknown family: its row lists the known ones
+  checkJsonFields(*this, at, modelFields());
+  checkFamily(family, at.key("family"), /*loadFiles=*/true);
   if (vocab == 1) at.key("vocab").fail("= 1 is out of range", "0 (from the task) or at least 2");
   if (answerLogits == 1)
     at.key("answer_logits")
@@ -73,8 +92,13 @@ void ModelConfig::validate(const JsonPath& at) const {
                            " is not divisible by heads = " + std::to_string(heads));
 }
 
+const std::vector<JsonField<ModelConfig>>& modelConfigFields() {
+  return modelFields();
+}
+
 void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out) {
   readJsonFields(j, at, modelFields(), out);
+  checkFamily(out.family, at.key("family"), /*loadFiles=*/false);
 }
 
 void to_json(nlohmann::json& j, const ModelConfig& c) {

@@ -11,6 +11,8 @@
 namespace poslab {
 
 struct JsonPath;  // io/json_fields.h
+template <class S>
+struct JsonField;  // io/json_fields.h
 
 struct ModelConfig {
   std::string family = "rope";                 // position family id, e.g. "jordan-stabilized"
@@ -55,6 +57,8 @@ struct ModelConfig {
 // Strict reading of the "model" object (keys, types and limits from model_config.cpp's table);
 // absent keys keep out's value. Throws InvalidArgument naming at.source and the key path.
 void readModelConfig(const nlohmann::json& j, const JsonPath& at, ModelConfig& out);
+// The key table itself (model_config.cpp), for a front end that shows the fields (jsonFieldOf).
+const std::vector<JsonField<ModelConfig>>& modelConfigFields();
 
 void to_json(nlohmann::json& j, const ModelConfig& c);
 void from_json(const nlohmann::json& j, ModelConfig& c);

@@ -1,8 +1,6 @@
 #include "model/transformer.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 
 #include "model/recompute.h"
 #include "model/threaded_linear.h"
@@ -18,12 +16,6 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
 }
 
 namespace {
-// POSLAB_ATTENTION=reference: new models start on the reference attention path.
-bool fusedByDefault() {
-  const char* env = std::getenv("POSLAB_ATTENTION");
-  return !(env && std::strcmp(env, "reference") == 0);
-}
-
 torch::nn::Linear makeLinear(const ModelConfig& cfg, int64_t in, int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(cfg.bias));
 }
@@ -95,7 +87,7 @@ AttentionImpl::AttentionImpl(const ModelConfig& cfg, long long trainLength)
     : heads(cfg.heads),
       headSize(cfg.headDim()),
       includeSelf(cfg.includeSelf),
-      fused(fusedByDefault()) {
+      path(parseAttentionPath(defaultAttentionPathName())) {
   qkv = register_module("qkv", makeLinear(cfg, cfg.dModel, 3 * cfg.dModel));
   proj = register_module("proj", makeLinear(cfg, cfg.dModel, cfg.dModel));
   position = register_module("position", PositionModule(cfg, trainLength));
@@ -130,9 +122,9 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
   if (!includeSelf) score.bias = excludingSelf(std::move(score.bias), heads);
   // One tile holds the whole sequence: nothing to stream, so the materialised path (O(T^2) =
   // O(tile^2) memory, no recomputation) is faster; measured 0.82x for the fused kernel at T = 12.
-  if (fused && !recordWeights && T > fusedTile) {
+  if (path != AttentionPath::kReference && !recordWeights && T > fusedTile) {
     std::vector<at::Tensor> params = position->parameters();
-    y = fusedCausalAttention(score, position->scoreScale(), pos, q, k, v, params, fusedTile);
+    y = fusedCausalAttention(score, position->scoreScale(), pos, q, k, v, params, fusedTile, path);
   } else {
     BlockScorer scorer = blockScorer(std::move(score), position->scoreScale(), pos);
     y = causalAttention(scorer, v, block, recordWeights ? &lastWeights : nullptr);
@@ -223,11 +215,15 @@ void TinyTransformerImpl::configureAttention(bool allowFactorized, int64_t block
   }
 }
 
-void TinyTransformerImpl::useFusedAttention(bool fused, int64_t tile) {
+void TinyTransformerImpl::useAttentionPath(AttentionPath path, int64_t tile) {
   for (auto& b : blocks) {
-    b->attn->fused = fused;
+    b->attn->path = path;
     b->attn->fusedTile = tile;
   }
+}
+
+void TinyTransformerImpl::useFusedAttention(bool fused, int64_t tile) {
+  useAttentionPath(fused ? AttentionPath::kFused : AttentionPath::kReference, tile);
 }
 
 std::vector<std::pair<torch::Tensor, torch::Tensor>> TinyTransformerImpl::layerQueriesKeys(

@@ -52,9 +52,9 @@ struct AttentionImpl : torch::nn::Module {
   bool allowFactorized = true;
   int64_t block = 1024;  // reference path: key chunk of the streaming softmax
   bool recordWeights = false;
-  // fused: model/fused_attention.h with tiles of fusedTile; otherwise the reference path
-  // (causalAttention on the BlockScorer). Recording weights always takes the reference path.
-  bool fused = true;
+  // kReference: causalAttention on the BlockScorer; the others model/fused_attention.h with tiles
+  // of fusedTile (model/attention_path.h). Recording weights always takes the reference path.
+  AttentionPath path = AttentionPath::kFused;
   int64_t fusedTile = kFusedAttentionTile;
   torch::Tensor lastWeights;  // (B, H, T, T) when recordWeights
 };
@@ -77,9 +77,10 @@ struct TinyTransformerImpl : torch::nn::Module {
   int64_t outputLogits() const;
   // Attention options for the next forward passes (evaluation at long lengths streams).
   void configureAttention(bool allowFactorized, int64_t block, bool recordWeights);
-  // Fused kernel (the default) or the reference path, for the next forward passes; tile: the
-  // fused kernel's tile edge. The default comes from the environment: POSLAB_ATTENTION=reference
-  // selects the reference path for every new model (benchmarks, checks).
+  // The attention path of the next forward passes (a Trainer sets its run's RunConfig::attention);
+  // tile: the fused kernel's tile edge. A new model starts on defaultAttentionPathName().
+  void useAttentionPath(AttentionPath path, int64_t tile = kFusedAttentionTile);
+  // useAttentionPath(kFused or kReference, tile).
   void useFusedAttention(bool fused, int64_t tile = kFusedAttentionTile);
   // true: training forwards keep only each block's input and run the block again in the
   // backward (model/recompute.h; RunConfig::recomputeActivations). Same values and gradients,

@@ -176,14 +176,23 @@ std::string defaultCorpusDescription() {
          "/ that Debian's fortunes-min and fortunes install, concatenated in name order";
 }
 
+namespace {
 std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config) {
   return std::make_unique<ByteLmTask>(config);
 }
+}  // namespace
 
-std::unique_ptr<Task> makeByteLmHeldOutTask(const TaskConfig& config) {
-  TaskConfig heldOut = config;
-  heldOut.options["split"] = 1;  // the last 10% of the text
-  return std::make_unique<ByteLmTask>(heldOut);
+const TaskInfo& byteLmTaskInfo() {
+  static const TaskInfo info = [] {
+    TaskInfo i;
+    i.id = "byte-lm";
+    i.make = makeByteLmTask;  // "split" is internal: no option a form shows
+    i.takesText = true;
+    i.defaultTrainLength = 128;
+    i.evaluationOptions = {{"split", 1}};  // the held-out last 10% of the text
+    return i;
+  }();
+  return info;
 }
 
 }  // namespace poslab

@@ -133,8 +133,30 @@ IndirectIndexingExample decodeIndirectIndexing(const TaskConfig& config,
   return e;
 }
 
+namespace {
+std::vector<TaskOptionSpec> indirectIndexingOptionSpecs(const TaskConfig& /*config*/) {
+  constexpr double kMaxLen = static_cast<double>(kMaxTaskLength);
+  return {{"alphabet", true, 8, kMaxLen, 128, false,
+           "A: distinct characters to draw from; sequences hold up to A of them (T <= A + 3)"},
+          {"max_offset", true, 1, kMaxLen, 8, false,
+           "K: offsets from -K to K (not 0); needs A >= 2K + 1 and T >= 2K + 4"}};
+}
+
 std::unique_ptr<Task> makeIndirectIndexingTask(const TaskConfig& config) {
   return std::make_unique<IndirectIndexingTask>(config);
+}
+}  // namespace
+
+const TaskInfo& indirectIndexingTaskInfo() {
+  static const TaskInfo info = [] {
+    TaskInfo i;
+    i.id = "indirect-indexing";
+    i.make = makeIndirectIndexingTask;
+    i.optionSpecs = indirectIndexingOptionSpecs;
+    i.capabilities.decodedExamples = true;
+    return i;
+  }();
+  return info;
 }
 
 }  // namespace poslab

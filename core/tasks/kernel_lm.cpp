@@ -96,10 +96,40 @@ class KernelLmTask : public Task {
   double norm_ = 1;
 };
 
-}  // namespace
+std::vector<TaskOptionSpec> kernelLmOptionSpecs(const TaskConfig& c) {
+  const LagKernelParams p = defaultLagKernelParams(std::max<long long>(1, c.headDim), kBase,
+                                                   static_cast<double>(c.trainLength));
+  return {{"omega", false, -HUGE_VAL, HUGE_VAL, p.omega, true,
+           "main frequency of the target kernel (rad per position); default 10000^(-6/head_dim)"},
+          {"omega2", false, -HUGE_VAL, HUGE_VAL, p.omega2, true,
+           "second frequency (rhythm_envelope); default 10000^(-10/head_dim)"},
+          {"gamma", false, 0, HUGE_VAL, p.gamma, false, "decay of damped_mixed (per position)"},
+          {"scaled_c", false, -HUGE_VAL, HUGE_VAL, p.scaledC, false,
+           "c of scaled_high_jet_rN: x^N e^(-c x) cos(omega d)"},
+          {"stochastic", true, 0, 1, 0, false,
+           "1: labels drawn from sigmoid(3 score) instead of the sign of the score"}};
+}
 
 std::unique_ptr<Task> makeKernelLmTask(const TaskConfig& config) {
   return std::make_unique<KernelLmTask>(config);
+}
+
+}  // namespace
+
+const TaskInfo& kernelLmTaskInfo() {
+  static const TaskInfo info = [] {
+    TaskInfo i;
+    i.id = "kernel-lm";
+    i.make = makeKernelLmTask;
+    i.optionSpecs = kernelLmOptionSpecs;
+    i.kernelChoices = lagKernelNames();
+    i.defaultKernel = "mixed_raw";  // the paper's main kernel
+    i.kernelLabel = "kernel";
+    i.kernelHelp = "Target lag kernel K(d); also high_jet_rN, N = 1..16";
+    i.capabilities.lagResponse = true;
+    return i;
+  }();
+  return info;
 }
 
 }  // namespace poslab

@@ -23,6 +23,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -134,10 +135,31 @@ class KvRetrievalTask : public Task {
   long long values_ = 128;
 };
 
-}  // namespace
+std::vector<TaskOptionSpec> kvRetrievalOptionSpecs(const TaskConfig& /*config*/) {
+  constexpr double kMaxLen = static_cast<double>(kMaxTaskLength);
+  return {{"pairs", true, 1, std::floor(kMaxLen / 3) - 1, 32, false,
+           "P: key-value pairs stored in each sequence (needs T >= 3P + 3)"},
+          {"keys", true, 1, kMaxLen, 128, false, "K: distinct key tokens (>= pairs)"},
+          {"values", true, 2, kMaxLen, 128, false, "V: distinct value tokens"}};
+}
 
 std::unique_ptr<Task> makeKvRetrievalTask(const TaskConfig& config) {
   return std::make_unique<KvRetrievalTask>(config);
+}
+
+}  // namespace
+
+const TaskInfo& kvRetrievalTaskInfo() {
+  static const TaskInfo info = [] {
+    TaskInfo i;
+    i.id = "kv-retrieval";
+    i.make = makeKvRetrievalTask;
+    i.optionSpecs = kvRetrievalOptionSpecs;
+    i.defaultTrainLength = 256;  // 32 pairs fill a quarter of the body
+    i.capabilities.distanceAccuracy = true;
+    return i;
+  }();
+  return info;
 }
 
 }  // namespace poslab

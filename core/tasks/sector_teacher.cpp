@@ -227,8 +227,51 @@ double sectorTeacherKernel(const std::string& name, double omega, double L, doub
   return 0;  // unreachable: checkTeacherName threw
 }
 
+namespace {
+constexpr const char* kDefaultTeacher = "recency_weak_jet";  // the PJ-RoPE reference's --target
+
+std::vector<TaskOptionSpec> sectorTeacherOptionSpecs(const TaskConfig& c) {
+  const double L = static_cast<double>(c.trainLength);
+  const auto teachers = sectorTeacherNames();
+  const bool known = std::find(teachers.begin(), teachers.end(), c.kernel) != teachers.end();
+  TaskOptionSpec omega{"omega",
+                       false,
+                       0,
+                       HUGE_VAL,
+                       defaultTeacherOmega(known ? c.kernel : kDefaultTeacher, L),
+                       true,
+                       "teacher frequency (rad per position); default 2 pi 17 / L (poslab- "
+                       "teachers: 2 pi 4 / L)"};
+  omega.negativeMeansDefault = true;  // the constructor's {"omega", -1}
+  return {
+      omega,
+      {"teacher", true, 0, 1, 1, false,
+       "1: softmax(lambda K) attention teacher (the reference's default); 0: K / ||K||"},
+      {"attention_lambda", false, 1e-12, 1e12, kAttentionLambda, false,
+       "lambda of the attention teacher softmax(lambda K)"},
+      {"L", false, 1, HUGE_VAL, L, true, "context scale of the teacher (default: train length)"}};
+}
+
 std::unique_ptr<Task> makeSectorTeacherTask(const TaskConfig& config) {
   return std::make_unique<SectorTeacherTask>(config);
+}
+}  // namespace
+
+const TaskInfo& sectorTeacherTaskInfo() {
+  static const TaskInfo info = [] {
+    TaskInfo i;
+    i.id = "sector-teacher";
+    i.make = makeSectorTeacherTask;
+    i.optionSpecs = sectorTeacherOptionSpecs;
+    i.kernelChoices = sectorTeacherNames();
+    i.defaultKernel = kDefaultTeacher;
+    i.kernelLabel = "teacher";
+    i.kernelHelp = "Teacher kernel: its sector is what PJ-bias should learn";
+    i.capabilities.lagResponse = true;
+    i.capabilities.teacherAttention = true;
+    return i;
+  }();
+  return info;
 }
 
 }  // namespace poslab

@@ -61,12 +61,13 @@ class Task {
 };
 
 std::vector<std::string> taskIds();
-// True for the tasks that read TaskConfig::textFile (byte-lm); the others take no text.
+// TaskInfo::takesText (task_info.h): the tasks that read TaskConfig::textFile (byte-lm).
 bool taskTakesText(const std::string& id);
 // Throws InvalidArgument naming an unknown task or option.
 std::unique_ptr<Task> makeTask(const TaskConfig& config);
-// The task that evaluation draws its sequences from: makeTask(config), except for a task with
-// held-out data, whose held-out part it is (byte-lm: the last 10% of the text, option split = 1).
+// The task that evaluation draws its sequences from: makeTask(config) with the task's
+// TaskInfo::evaluationOptions over its options (byte-lm: split = 1, the held-out last 10% of the
+// text; the others: none).
 std::unique_ptr<Task> makeEvaluationTask(const TaskConfig& config);
 
 }  // namespace poslab

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tasks/task.h"
+#include "tasks/task_info.h"
 
 namespace poslab {
 
@@ -78,12 +79,11 @@ void fillBitsQueryExample(std::mt19937_64& rng, const std::vector<double>& weigh
 Batch sampleBitsQueryBatch(const Task& task, const std::vector<double>& weights, bool stochastic,
                            long long batch, long long length, uint64_t seed, uint64_t taskSalt);
 
-std::unique_ptr<Task> makeIndirectIndexingTask(const TaskConfig& config);
-std::unique_ptr<Task> makeKernelLmTask(const TaskConfig& config);
-std::unique_ptr<Task> makeKvRetrievalTask(const TaskConfig& config);
-std::unique_ptr<Task> makeSectorTeacherTask(const TaskConfig& config);
-std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config);
-// byte-lm on its held-out split, whatever config's "split" option says.
-std::unique_ptr<Task> makeByteLmHeldOutTask(const TaskConfig& config);
+// Each task's declaration, in its own file; task_registry.cpp lists them.
+const TaskInfo& indirectIndexingTaskInfo();
+const TaskInfo& kernelLmTaskInfo();
+const TaskInfo& kvRetrievalTaskInfo();
+const TaskInfo& sectorTeacherTaskInfo();
+const TaskInfo& byteLmTaskInfo();
 
 }  // namespace poslab

@@ -1,6 +1,8 @@
-// The task registry: ids and factories of the generators in this folder (layouts in each file).
+// The task registry: the one list of the tasks' declarations (each in its own file, task_info.h),
+// and what is looked up through it. Adding a task: its file with its TaskInfo, one line here.
 #include "tasks/task.h"
 #include "tasks/task_common.h"
+#include "tasks/task_info.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -11,28 +13,47 @@ Batch Task::sampleAtDistance(long long /*batch*/, long long /*length*/, long lon
                         "only tasks with accuracyDistances() (kv-retrieval) do");
 }
 
+const std::vector<const TaskInfo*>& allTasks() {
+  static const std::vector<const TaskInfo*> kAll = {
+      &indirectIndexingTaskInfo(), &kernelLmTaskInfo(), &kvRetrievalTaskInfo(),
+      &sectorTeacherTaskInfo(),    &byteLmTaskInfo(),
+  };
+  return kAll;
+}
+
+const TaskInfo* findTaskInfo(const std::string& id) {
+  for (const TaskInfo* info : allTasks())
+    if (info->id == id) return info;
+  return nullptr;
+}
+
+const TaskInfo& taskInfo(const std::string& id) {
+  if (const TaskInfo* info = findTaskInfo(id)) return *info;
+  std::string list;
+  for (const auto& known : taskIds()) list += (list.empty() ? "" : ", ") + known;
+  throw InvalidArgument("unknown task '" + id + "'", "known tasks: " + list);
+}
+
 std::vector<std::string> taskIds() {
-  return {"indirect-indexing", "kernel-lm", "kv-retrieval", "sector-teacher", "byte-lm"};
+  std::vector<std::string> ids;
+  for (const TaskInfo* info : allTasks()) ids.push_back(info->id);
+  return ids;
 }
 
 bool taskTakesText(const std::string& id) {
-  return id == "byte-lm";
+  const TaskInfo* info = findTaskInfo(id);
+  return info && info->takesText;
 }
 
 std::unique_ptr<Task> makeTask(const TaskConfig& config) {
-  if (config.id == "indirect-indexing") return makeIndirectIndexingTask(config);
-  if (config.id == "kernel-lm") return makeKernelLmTask(config);
-  if (config.id == "kv-retrieval") return makeKvRetrievalTask(config);
-  if (config.id == "sector-teacher") return makeSectorTeacherTask(config);
-  if (config.id == "byte-lm") return makeByteLmTask(config);
-  std::string list;
-  for (const auto& id : taskIds()) list += (list.empty() ? "" : ", ") + id;
-  throw InvalidArgument("unknown task '" + config.id + "'", "known tasks: " + list);
+  return taskInfo(config.id).make(config);
 }
 
 std::unique_ptr<Task> makeEvaluationTask(const TaskConfig& config) {
-  if (config.id == "byte-lm") return makeByteLmHeldOutTask(config);
-  return makeTask(config);
+  const TaskInfo& info = taskInfo(config.id);
+  TaskConfig evaluation = config;
+  for (const auto& [name, value] : info.evaluationOptions) evaluation.options[name] = value;
+  return info.make(evaluation);
 }
 
 }  // namespace poslab

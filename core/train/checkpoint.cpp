@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "encodings/torchscript_family.h"
 #include "io/atomic_file.h"
 #include "io/input_file.h"
 #include "io/json_fields.h"
@@ -27,6 +28,22 @@ bool isSharedAcrossHeads(const std::string& key, const at::Tensor& saved, const 
   };
   return (endsWith("gamma_raw") || endsWith("eta_raw")) && saved.dim() == 1 && like.dim() == 2 &&
          saved.size(0) == like.size(1);
+}
+
+// A family loaded from a TorchScript file travels inside the checkpoint (docs/ENCODINGS.md):
+// its module's bytes as a uint8 tensor (N), so that the run opens without the original file.
+constexpr const char* kEncodingModuleKey = "encoding_module";
+
+void registerSavedModule(const c10::impl::GenericDict& dict, const std::string& family,
+                         const std::string& path) {
+  if (!dict.contains(kEncodingModuleKey)) return;  // the file itself must then be there
+  const c10::IValue& v = dict.at(kEncodingModuleKey);
+  if (!v.isTensor() || v.toTensor().scalar_type() != at::kByte || v.toTensor().dim() != 1 ||
+      static_cast<std::uintmax_t>(v.toTensor().numel()) > kMaxEncodingFileBytes)
+    throw Error("checkpoint " + path + ": " + kEncodingModuleKey + " is not a uint8 vector");
+  const at::Tensor bytes = v.toTensor().contiguous();
+  registerFileFamily(family, std::string(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()),
+                                         static_cast<size_t>(bytes.numel())));
 }
 }  // namespace
 
@@ -53,6 +70,13 @@ void Trainer::saveCheckpoint(const std::string& path) const {
   dict.insert("step", static_cast<int64_t>(s.step));
   dict.insert("model", weights);
   dict.insert("optimizer", optim);
+  if (isFileFamilyId(s.cfg.model.family)) {
+    const std::string module = fileFamilyBytes(s.cfg.model.family);
+    dict.insert(kEncodingModuleKey,
+                torch::from_blob(const_cast<char*>(module.data()),
+                                 {static_cast<int64_t>(module.size())}, torch::kByte)
+                    .clone());
+  }
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
   writeFileAtomically(path, [&](std::ostream& os) { os.write(bytes.data(), bytes.size()); });
 }
@@ -69,6 +93,13 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
     throw Error("checkpoint " + path + " has an invalid config: " + e.what());
   } catch (const std::exception& e) {  // a config that is not a string
     throw Error("checkpoint " + path + " has a malformed config: " + e.what());
+  }
+  if (isFileFamilyId(cfg.model.family)) {
+    try {
+      registerSavedModule(dict, cfg.model.family, path);
+    } catch (const InvalidArgument& e) {
+      throw Error("checkpoint " + path + ": its encoding module: " + e.what());
+    }
   }
   // What the run needs on this machine (its text file, its device), naming the checkpoint.
   checkTrainable(cfg, JsonPath{"checkpoint '" + path + "'", "config"});

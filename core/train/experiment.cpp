@@ -13,6 +13,7 @@
 
 #include "analysis/final_query_attention.h"
 #include "tasks/task.h"
+#include "train/run_checkpoint.h"
 #include "train/trainer.h"
 #include "train/training_loop.h"
 #include "util/error.h"
@@ -22,32 +23,72 @@ namespace poslab {
 
 namespace {
 
+// How trainRun ended.
+enum class RunEnd {
+  Ended,      // trained and evaluated, or diverged (r.error): r is the result
+  Cancelled,  // another job failed: r is incomplete
+  Stopped,    // RunCheckpointing::stop: saved at `savedStep`, r incomplete
+};
+
 // Trains one planned run to the end; a diverged run is reported in the result, not thrown.
 // progress sees every complete step (with its evaluation on evaluation steps). Once `cancelled`
-// is set, the run stops after the step in flight and trainRun returns false, `r` incomplete.
-bool trainRun(const PlannedRun& p, RunResult& r,
-              const std::function<void(const Snapshot&)>& progress,
-              const std::atomic<bool>& cancelled, const std::string& checkpointDir) {
+// is set, the run stops after the step in flight, `r` incomplete. With a checkpoint path the run
+// continues from the checkpoint there, writes it every checkpointing.everySteps steps and when
+// checkpointing.stop is set.
+RunEnd trainRun(const PlannedRun& p, RunResult& r,
+                const std::function<void(const Snapshot&)>& progress,
+                const std::atomic<bool>& cancelled, const std::string& checkpointDir,
+                const std::string& runCheckpoint, const RunCheckpointing& checkpointing,
+                long long& savedStep) {
   const TrainConfig& cfg = p.config;
   const auto t0 = std::chrono::steady_clock::now();
-  Trainer trainer(cfg);
+  ResumedRun resumed;
+  if (!runCheckpoint.empty()) resumed = resumeRunCheckpoint(runCheckpoint, cfg);
+  // A continued run keeps the thread count it started with (summation order); restored after.
+  const int threadsBefore = intraOpThreads();
+  const int threads = resumed.trainer ? resumed.threads : threadsBefore;
+  if (threads != threadsBefore) setThisThreadIntraOpThreads(threads);
+  struct RestoreThreads {
+    int n;
+    ~RestoreThreads() {
+      if (intraOpThreads() != n) setThisThreadIntraOpThreads(n);
+    }
+  } restore{threadsBefore};
+  std::unique_ptr<Trainer> owned =
+      resumed.trainer ? std::move(resumed.trainer) : std::make_unique<Trainer>(cfg);
+  Trainer& trainer = *owned;
+  const auto secondsSoFar = [&] {
+    return resumed.seconds +
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const auto stopRequested = [&] { return checkpointing.stop && checkpointing.stop->load(); };
   double tokens = 0;
   TrainingCallbacks callbacks;
   callbacks.onStep = [&](const Snapshot& snap) {
     if (snap.tokensPerSecond > 0)
       tokens += static_cast<double>(cfg.optim.batch * cfg.task.trainLength);
-    return !cancelled;
+    return !cancelled && !stopRequested();
   };
   callbacks.onSnapshot = [&](const Snapshot& snap) {
-    if (cancelled) return false;
+    if (cancelled || stopRequested()) return false;
     if (progress) progress(snap);
+    if (!runCheckpoint.empty() && checkpointing.everySteps > 0 &&
+        snap.step % checkpointing.everySteps == 0 && !isFinalStep(cfg.run, snap.step))
+      saveRunCheckpoint(runCheckpoint, trainer, cfg, threads, secondsSoFar());
     return true;
   };
   const TrainingResult trained = runTraining(trainer, callbacks);
-  if (trained.outcome == TrainingOutcome::Stopped) return false;
+  if (trained.outcome == TrainingOutcome::Stopped) {
+    if (!stopRequested() || runCheckpoint.empty()) return RunEnd::Cancelled;
+    // The step in flight is complete (its evaluation, if due, is redone when the run continues:
+    // evaluation reads the weights only).
+    saveRunCheckpoint(runCheckpoint, trainer, cfg, threads, secondsSoFar());
+    savedStep = trainer.stepCount();
+    return RunEnd::Stopped;
+  }
   if (trained.outcome == TrainingOutcome::Diverged) {
     r.error = trained.last.message;
-    return true;
+    return RunEnd::Ended;
   }
   // A run with no step left has had no final evaluation.
   r.eval = !trained.last.eval.empty() ? trained.last.eval
@@ -55,18 +96,22 @@ bool trainRun(const PlannedRun& p, RunResult& r,
   r.position = trainer.positionParametersMean();
   r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
   setTeacherSpread(trainer, r);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.tokensPerSecond = tokens / std::max(r.seconds, 1e-9);
+  r.seconds = secondsSoFar();
+  r.tokensPerSecond = tokens / std::max(r.seconds - resumed.seconds, 1e-9);
   if (!checkpointDir.empty()) {
     std::filesystem::create_directories(checkpointDir);
     trainer.saveCheckpoint(checkpointDir + "/" + r.family +
                            (r.variant.empty() ? "" : "-" + r.variant) + "-seed" +
                            std::to_string(r.seed) + ".pt");
   }
-  return true;
+  return RunEnd::Ended;
 }
 
 }  // namespace
+
+SweepStopped::SweepStopped(std::vector<SavedRun> savedRuns)
+    : Error(std::to_string(savedRuns.size()) + " run(s) in flight saved"),
+      saved(std::move(savedRuns)) {}
 
 void setTeacherSpread(const Trainer& trainer, RunResult& r) {
   const long long L = trainer.config().task.trainLength;
@@ -85,7 +130,8 @@ int defaultExperimentJobs(const TrainConfig& base) {
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
                                      const std::string& checkpointDir, int jobs,
                                      const ExperimentRunDone& runDone,
-                                     const ExperimentRunFilter& selected) {
+                                     const ExperimentRunFilter& selected,
+                                     const RunCheckpointing& checkpointing) {
   const std::vector<PlannedRun> plan = planExperiment(spec);
   const size_t total = plan.size();
   std::vector<RunResult> results(total);
@@ -107,23 +153,36 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
+  std::vector<SweepStopped::SavedRun> saved;  // runs stopped by checkpointing.stop
+  std::atomic<size_t> ended{0};               // runs trained to their end
   auto work = [&] {
     for (size_t k = next++; k < chosen.size(); k = next++) {
       const size_t i = chosen[k];
+      if (checkpointing.stop && checkpointing.stop->load()) return;  // start no new run
       try {
-        const bool ended = trainRun(
+        const std::string runCheckpoint = checkpointing.path ? checkpointing.path(i) : "";
+        long long savedStep = 0;
+        const RunEnd end = trainRun(
             plan[i], results[i],
             [&](const Snapshot& snap) {
               if (!progress) return;
               std::lock_guard<std::mutex> lock(progressMutex);
               progress(i, total, labels[i], snap);
             },
-            failed, checkpointDir);
-        if (!ended) return;  // another job failed
+            failed, checkpointDir, runCheckpoint, checkpointing, savedStep);
+        if (end == RunEnd::Cancelled) return;  // another job failed
+        if (end == RunEnd::Stopped) {
+          std::lock_guard<std::mutex> lock(progressMutex);
+          saved.push_back({i, savedStep, runCheckpoint});
+          next = chosen.size();  // no new run starts
+          return;
+        }
         if (runDone) {
           std::lock_guard<std::mutex> lock(progressMutex);
           runDone(i, total, results[i]);
         }
+        if (!runCheckpoint.empty()) removeRunCheckpoint(runCheckpoint);  // its result is kept
+        ++ended;
       } catch (...) {
         std::lock_guard<std::mutex> lock(progressMutex);
         if (!failure) failure = std::current_exception();
@@ -149,6 +208,11 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
     for (auto& t : threads) t.join();
   }
   if (failure) std::rethrow_exception(failure);
+  if (ended < chosen.size() && checkpointing.stop && checkpointing.stop->load()) {
+    std::sort(saved.begin(), saved.end(),
+              [](const auto& a, const auto& b) { return a.index < b.index; });
+    throw SweepStopped(std::move(saved));
+  }
   return results;
 }
 

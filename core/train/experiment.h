@@ -3,6 +3,7 @@
 // the run seed and the step), so differences come from the encodings alone.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -13,6 +14,7 @@
 #include "train/snapshot.h"
 #include "train/train_config.h"
 #include "train/trainer.h"
+#include "util/error.h"
 
 namespace poslab {
 
@@ -58,10 +60,40 @@ using ExperimentRunDone = std::function<void(size_t, size_t, const RunResult&)>;
 // share, and skips the runs already on disk: core/dist/distributed_sweep.h.)
 using ExperimentRunFilter = std::function<bool(size_t)>;
 
+// Periodic checkpoints of the runs in flight, so that a sweep killed in the middle of a run (a
+// session's end, SIGTERM, kill -9, a preempted job) continues it where it was when the same sweep
+// is started again, with the numbers of an uninterrupted run bit for bit (same machine; the run
+// keeps the intra-op thread count it started with, saved beside its checkpoint).
+struct RunCheckpointing {
+  // Where planned run `index` keeps its checkpoint while it trains (empty: no checkpointing).
+  // Beside it, PATH.json holds its config, the thread count and the seconds trained so far. A run
+  // whose checkpoint exists when it starts continues from it (refused, naming the file, when it
+  // was written for another config); both files are removed once the run has ended and runDone
+  // has kept its result.
+  std::function<std::string(size_t index)> path;
+  long long everySteps = 0;  // a checkpoint after every this many steps (0: only when stopped)
+  // Set from outside (a signal handler): each run in flight writes its checkpoint after the step
+  // it is in, and runExperiment throws SweepStopped.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// runExperiment was stopped through RunCheckpointing::stop; every run in flight was saved.
+class SweepStopped : public Error {
+ public:
+  struct SavedRun {
+    size_t index = 0;    // plan index
+    long long step = 0;  // steps done, saved in its checkpoint
+    std::string path;    // its checkpoint
+  };
+  explicit SweepStopped(std::vector<SavedRun> saved);
+  std::vector<SavedRun> saved;
+};
+
 std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const ExperimentProgress& progress,
                                      const std::string& checkpointDir = {}, int jobs = 1,
                                      const ExperimentRunDone& runDone = {},
-                                     const ExperimentRunFilter& selected = {});
+                                     const ExperimentRunFilter& selected = {},
+                                     const RunCheckpointing& checkpointing = {});
 
 // The job count `compare` and `run` use when not told: one per intra-op thread (core) on the CPU,
 // one when the runs go to a GPU (they would share it, and CPU threads do not speed it up).

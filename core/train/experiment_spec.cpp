@@ -4,6 +4,7 @@
 
 #include "encodings/pj_sector_sets.h"
 #include "encodings/registry.h"
+#include "encodings/torchscript_family.h"
 #include "io/json_fields.h"
 #include "io/json_input.h"
 #include "tasks/task_options.h"
@@ -34,9 +35,17 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 void checkFamily(const std::string& family, const JsonPath& at) {
+  if (isFileFamilyId(family)) {
+    try {
+      familyInfo(family);  // loads and checks the TorchScript file
+    } catch (const InvalidArgument& e) {
+      at.fail(": " + std::string(e.what()));
+    }
+    return;
+  }
   const std::vector<std::string> ids = familyIds();
   if (std::find(ids.begin(), ids.end(), family) == ids.end())
-    at.fail(": unknown family '" + family + "'", "known: " + joined(ids));
+    at.fail(": unknown family '" + family + "'", "known: " + joined(ids) + "; or file:PATH.pt");
 }
 
 void readFamilies(const json& j, const JsonPath& at, std::vector<std::string>& out) {

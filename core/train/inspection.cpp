@@ -1,9 +1,11 @@
-// Trainer's inspection calls (inspection.h): attention maps and predictions on the seeded sample
-// stream, leave-one-order-out, and the learned position parameters.
+// The inspection functions (inspection.h): attention maps and predictions on the seeded sample
+// stream and the PoPE frequency usage, over an InspectedModel; and Trainer's own inspection
+// calls: inspected(), leave-one-order-out and the learned position parameters.
 #include <torch/torch.h>
 
 #include "analysis/pope_frequency_usage.h"
 #include "train/attention_blocks.h"
+#include "train/lag_response.h"
 #include "train/run_limits.h"
 #include "train/trainer.h"
 #include "train/trainer_state.h"
@@ -15,41 +17,50 @@ namespace {
 constexpr uint64_t kPopeUsageStream = 2'000'007;  // its own seeded sample stream
 }  // namespace
 
-AttentionSample Trainer::attentionSample(long long length, long long maxSide) {
-  State& s = *s_;
+namespace {
+torch::Device deviceOf(const InspectedModel& m) {
+  return m.model.embed->weight.device();
+}
+}  // namespace
+
+InspectedModel Trainer::inspected() {
+  return {*s_->model, *s_->task, *s_->evalTask, s_->cfg};
+}
+
+AttentionSample attentionSample(const InspectedModel& m, long long length, long long maxSide) {
   torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(true, recordingAttentionBlock(length), /*recordWeights=*/true);
-  Batch b = s.toDevice(s.task->sample(1, length, batchSeed(s.cfg.run.seed, 0, kSampleStream)));
-  s.model->forward(b.tokens);
+  m.model.eval();
+  m.model.configureAttention(true, recordingAttentionBlock(length), /*recordWeights=*/true);
+  Batch b = m.task.sample(1, length, batchSeed(m.config.run.seed, 0, kSampleStream));
+  m.model.forward(b.tokens.to(deviceOf(m)));
   AttentionSample out;
   out.length = length;
   out.size = std::min(length, maxSide);
-  for (const auto& w : s.model->attentionWeights()) {
+  for (const auto& w : m.model.attentionWeights()) {
     // (1, H, T, T) -> (H, size, size) by average pooling.
     torch::Tensor pooled =
         torch::adaptive_avg_pool2d(w[0].to(torch::kCPU, torch::kDouble), {out.size, out.size})
             .contiguous();
     std::vector<std::vector<double>> heads;
     for (int64_t h = 0; h < pooled.size(0); ++h) {
-      torch::Tensor m = pooled[h].contiguous();
-      heads.emplace_back(m.data_ptr<double>(), m.data_ptr<double>() + m.numel());
+      torch::Tensor map = pooled[h].contiguous();
+      heads.emplace_back(map.data_ptr<double>(), map.data_ptr<double>() + map.numel());
     }
     out.maps.push_back(std::move(heads));
   }
-  s.model->configureAttention(true, kEvalAttentionBlock, false);
+  m.model.configureAttention(true, kEvalAttentionBlock, false);
   return out;
 }
 
-std::vector<ExamplePrediction> Trainer::samplePredictions(long long count, long long length) {
-  State& s = *s_;
+std::vector<ExamplePrediction> samplePredictions(const InspectedModel& m, long long count,
+                                                 long long length) {
   if (count < 1) throw InvalidArgument("sample predictions need at least one example");
   torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(true, /*block=*/kEvalAttentionBlock, false);
+  m.model.eval();
+  m.model.configureAttention(true, /*block=*/kEvalAttentionBlock, false);
   // The sample stream as in attentionSample: example b does not depend on the batch size.
-  Batch b = s.task->sample(count, length, batchSeed(s.cfg.run.seed, 0, kSampleStream));
-  torch::Tensor probs = torch::softmax(s.model->forward(b.tokens.to(s.device)), -1)
+  Batch b = m.task.sample(count, length, batchSeed(m.config.run.seed, 0, kSampleStream));
+  torch::Tensor probs = torch::softmax(m.model.forward(b.tokens.to(deviceOf(m))), -1)
                             .to(torch::kCPU, torch::kDouble);  // (B, T, V)
   torch::Tensor tokens = b.tokens.contiguous(), targets = b.targets.contiguous();
   torch::Tensor answer = b.answer.defined() ? b.answer.contiguous() : torch::Tensor();
@@ -108,27 +119,37 @@ PositionParameters Trainer::positionParametersMean() const {
   return meanOverLayers(positionParametersByLayer());
 }
 
-PopeFrequencyUsage Trainer::popeFrequencyUsage(long long length, long long sequences) {
-  State& s = *s_;
-  requireFrequencyUsageFamily(s.cfg.model.family);  // first: the family is the likeliest mistake
+PopeFrequencyUsage popeFrequencyUsage(const InspectedModel& m, long long length,
+                                      long long sequences) {
+  requireFrequencyUsageFamily(m.config.model.family);  // first: the likeliest mistake
   if (sequences < 1)
     throw InvalidArgument("PoPE frequency usage: sequences " + std::to_string(sequences) +
                           " must be at least 1");
-  const Task& task = *s.evalTask;
+  const Task& task = m.evalTask;
   if (length < task.minLength() || length > task.maxLength())
     throw InvalidArgument("PoPE frequency usage: length " + std::to_string(length) +
                               " is outside what task " + task.id() + " can generate",
                           "allowed [" + std::to_string(task.minLength()) + ", " +
                               std::to_string(task.maxLength()) + "]");
-  checkEvaluationFits(s.cfg, s.task->vocabSize(), length, sequences);
+  checkEvaluationFits(m.config, m.task.vocabSize(), length, sequences);
   torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(true, kEvalAttentionBlock, false);
-  Batch b =
-      s.toDevice(task.sample(sequences, length, batchSeed(s.cfg.run.seed, 0, kPopeUsageStream)));
+  m.model.eval();
+  m.model.configureAttention(true, kEvalAttentionBlock, false);
+  Batch b = task.sample(sequences, length, batchSeed(m.config.run.seed, 0, kPopeUsageStream));
+  b.tokens = b.tokens.to(deviceOf(m));
+  b.targets = b.targets.to(deviceOf(m));
+  if (b.answer.defined()) b.answer = b.answer.to(deviceOf(m));
   // As many sequences per forward pass as the evaluation token budget holds (at least 1).
-  const long long rows = std::max<long long>(1, s.cfg.run.evalTokensPerBatch / length);
-  return poslab::popeFrequencyUsage(*s.model, b, rows);
+  const long long rows = std::max<long long>(1, m.config.run.evalTokensPerBatch / length);
+  return popeFrequencyUsage(m.model, b, rows);
+}
+
+// The model's logits in evaluation mode, without gradient (lag_response.h).
+at::Tensor predictLogits(const InspectedModel& m, const at::Tensor& tokens) {
+  torch::NoGradGuard noGrad;
+  m.model.eval();
+  m.model.configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);
+  return m.model.forward(tokens.to(deviceOf(m))).to(torch::kCPU, torch::kDouble);
 }
 
 }  // namespace poslab

@@ -35,9 +35,9 @@ std::vector<long long> probeLags(long long length, long long maxLags) {
 
 }  // namespace
 
-LagResponse measureLagResponse(Trainer& trainer, long long length, long long samples,
+LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples,
                                long long maxLags, const LagResponseProgress& progress) {
-  const Task& task = trainer.evalTask();
+  const Task& task = m.evalTask;
   if (task.labelWeights(2).empty())
     throw InvalidArgument("lag response needs a bits-then-QUERY task (kernel-lm or sector-teacher)",
                           "this run's task is " + task.id());
@@ -52,19 +52,19 @@ LagResponse measureLagResponse(Trainer& trainer, long long length, long long sam
   const std::vector<double> weights = task.labelWeights(length);
 
   const Batch probe =
-      task.sample(samples, length, batchSeed(trainer.config().run.seed, 0, kLagResponseStream));
+      task.sample(samples, length, batchSeed(m.config.run.seed, 0, kLagResponseStream));
   const std::vector<long long> lags = probeLags(length, maxLags);
   LagResponse out;
   out.length = length;
-  out.trainLength = trainer.config().task.trainLength;
+  out.trainLength = m.config.task.trainLength;
   out.samples = samples;
   out.lags = lags;
   for (long long d : lags) out.target.push_back(weights[static_cast<size_t>(d)]);
-  out.response = lagResponseOnTokens(trainer, probe.tokens, lags, progress);
+  out.response = lagResponseOnTokens(m, probe.tokens, lags, progress);
   return out;
 }
 
-std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& tokens,
+std::vector<double> lagResponseOnTokens(const InspectedModel& m, const at::Tensor& tokens,
                                         const std::vector<long long>& lags,
                                         const LagResponseProgress& progress) {
   const int64_t samples = tokens.size(0), length = tokens.size(1);
@@ -76,8 +76,8 @@ std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& toke
   std::vector<double> response(lags.size(), 0.0);
   if (nLags == 0 || samples == 0) return response;
   // Probe sequences per forward pass: as many as the evaluation token budget holds (at least 1).
-  const int64_t rowsPerForward = std::clamp<int64_t>(
-      trainer.config().run.evalTokensPerBatch / std::max<int64_t>(length, 1), 1, 64);
+  const int64_t rowsPerForward =
+      std::clamp<int64_t>(m.config.run.evalTokensPerBatch / std::max<int64_t>(length, 1), 1, 64);
   std::vector<int64_t> flipAt;  // the position of each lag's bit
   for (long long d : lags) flipAt.push_back(static_cast<int64_t>(length - 1 - d));
   const torch::Tensor positions = torch::tensor(flipAt);  // (N)
@@ -89,7 +89,7 @@ std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& toke
     std::vector<torch::Tensor> margins;
     for (int64_t r = 0; r <= nLags; r += rowsPerForward) {
       torch::Tensor logits =
-          trainer.predictLogits(rows.slice(0, r, std::min(r + rowsPerForward, nLags + 1)));
+          predictLogits(m, rows.slice(0, r, std::min(r + rowsPerForward, nLags + 1)));
       torch::Tensor last = logits.select(1, length - 1);  // (rows, V)
       margins.push_back(last.select(1, 1) - last.select(1, 0));
     }

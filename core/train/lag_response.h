@@ -12,7 +12,9 @@
 
 namespace poslab {
 
-class Trainer;
+// The model's logits in evaluation mode, without gradient: tokens (B, T) int64 on any device ->
+// (B, T, V) float64 on the CPU (inspection.cpp).
+at::Tensor predictLogits(const InspectedModel& m, const at::Tensor& tokens);
 
 // Called after each probe sequence with (sequences done, sequences in all); returning false
 // cancels the probe, which then throws LagResponseCancelled.
@@ -26,13 +28,13 @@ class LagResponseCancelled : public Error {
 // Probes at most maxLags lags, evenly spread over [1, length-1] (all of them when they fit).
 // Throws InvalidArgument for a task without label weights, a length the task cannot generate, or
 // samples / maxLags below 1.
-LagResponse measureLagResponse(Trainer& trainer, long long length, long long samples = 16,
+LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples = 16,
                                long long maxLags = 128, const LagResponseProgress& progress = {});
 
 // The response on given sequences: tokens (S, T) int64, bits at 0..T-2 and QUERY at T-1; for each
 // lag d in [1, T-1], the mean over the S sequences of (m - m with the bit at T-1-d flipped) x / 2,
 // m = logit(1) - logit(0) at T-1 (logit units).
-std::vector<double> lagResponseOnTokens(Trainer& trainer, const at::Tensor& tokens,
+std::vector<double> lagResponseOnTokens(const InspectedModel& m, const at::Tensor& tokens,
                                         const std::vector<long long>& lags,
                                         const LagResponseProgress& progress = {});
 

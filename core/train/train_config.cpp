@@ -1,6 +1,7 @@
 #include "train/train_config.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "io/json_fields.h"
 #include "io/json_input.h"
@@ -11,9 +12,9 @@ namespace poslab {
 
 namespace {
 
-// The limits are the training panel's (ui/training/training_panel.cpp), so that a file the CLI
-// accepts is one the GUI can show; the run-length bounds are run_limits.h's, shared with the panel.
-// Steps may be 0 here (train nothing, evaluate the initial model).
+// The training form takes its ranges from these rows (ui/training/training_setup.cpp, formFields),
+// so that a file the CLI accepts is one the GUI can show; the run-length bounds are run_limits.h's.
+// Steps may be 0 here (train nothing, evaluate the initial model); the form asks for at least 1.
 const std::vector<JsonField<TaskConfig>>& taskFields() {
   static const std::vector<JsonField<TaskConfig>> t = {
       {"id", &TaskConfig::id, anyValue(), "task id: indirect-indexing, kernel-lm, ..."},
@@ -69,6 +70,10 @@ const std::vector<JsonField<RunConfig>>& runFields() {
        "evaluation sequence set: 0 the usual, other values independent held-out sets"},
       {"recompute_activations", &RunConfig::recomputeActivations, anyValue(),
        "recompute each block in the backward: less memory, about a third more compute"},
+      {"attention", &RunConfig::attention, oneOf(attentionPathNames()),
+       "attention code: fused, reference, fused-direct, sdpa (LibTorch 2.1+)"},
+      {"metrics_every", &RunConfig::metricsEvery, inRange(1, kMaxTrainSteps),
+       "read the step metrics back every n steps and at the last (GPU steps need not wait)"},
   };
   return t;
 }
@@ -77,8 +82,33 @@ constexpr const char* kSections[] = {"model", "task", "optim", "run"};
 
 }  // namespace
 
+long long defaultMetricsEvery() {
+  const char* env = std::getenv("POSLAB_METRICS_EVERY");
+  if (!env) return 1;
+  char* end = nullptr;
+  const long long n = std::strtoll(env, &end, 10);
+  return end != env && *end == '\0' && n > 1 && n <= kMaxTrainSteps ? n : 1;
+}
+
+const std::vector<JsonField<TaskConfig>>& taskConfigFields() {
+  return taskFields();
+}
+const std::vector<JsonField<OptimConfig>>& optimConfigFields() {
+  return optimFields();
+}
+const std::vector<JsonField<RunConfig>>& runConfigFields() {
+  return runFields();
+}
+
 void TrainConfig::validate() const {
   validate(JsonPath{});
+}
+
+void TrainConfig::checkFields(const JsonPath& at) const {
+  checkJsonFields(model, at.key("model"), modelConfigFields());
+  checkJsonFields(task, at.key("task"), taskFields());
+  checkJsonFields(optim, at.key("optim"), optimFields());
+  checkJsonFields(run, at.key("run"), runFields());
 }
 
 void TrainConfig::validate(const JsonPath& at) const {

@@ -9,12 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "model/attention_path.h"
 #include "model/model_config.h"
 #include "tasks/task_config.h"
 
 namespace poslab {
 
 struct JsonPath;  // io/json_fields.h
+template <class S>
+struct JsonField;  // io/json_fields.h
+
+// RunConfig::metricsEvery's default: POSLAB_METRICS_EVERY=n (n > 1, read each time a RunConfig is
+// made), else 1. Unset, 1, 0, negative or not a number: 1.
+long long defaultMetricsEvery();
 
 // Every key, its type, limits and meaning is one row of a table in train_config.cpp (task, optim,
 // run) or model_config.cpp (model); docs/SESSIONS.md lists them.
@@ -51,6 +58,15 @@ struct RunConfig {
   // backward (TinyTransformer::recomputeBlocks): the same values and gradients, peak memory of
   // about one block's activations instead of every block's, about a third more compute per step.
   bool recomputeActivations = false;
+  // The attention code every forward pass runs (model/attention_path.h): "fused", "reference",
+  // "fused-direct", or "sdpa" where LibTorch has it. The paths agree up to float rounding, so a
+  // run's numbers depend on it. Default: POSLAB_ATTENTION where it names one, else "fused".
+  std::string attention = defaultAttentionPathName();
+  // Read the step's metrics (loss, accuracy, gradient norm, position parameters) back to the host
+  // every this many steps and at the last step; the steps between queue their GPU work without
+  // waiting and report NaN (trainer.cpp). The training itself does not depend on it. Default:
+  // POSLAB_METRICS_EVERY where it is a whole number above 1, else 1 (every step).
+  long long metricsEvery = defaultMetricsEvery();
 };
 
 struct TrainConfig {
@@ -63,6 +79,9 @@ struct TrainConfig {
   // read), and the checks across fields.
   void validate() const;
   void validate(const JsonPath& at) const;
+  // Only the first part: each field within its table's limits, as readTrainConfig checks a file
+  // (no checks across fields: those wait for the run to be built, as for a file).
+  void checkFields(const JsonPath& at) const;
 };
 
 // Strict reading: an object with the keys "model", "task", "optim", "run", each an object of known
@@ -72,6 +91,12 @@ void readTrainConfig(const nlohmann::json& j, const JsonPath& at, TrainConfig& o
 // A TrainConfig JSON file (`train --config`, a run's config.json): readJsonFile then
 // readTrainConfig; `what` names it in messages ("--config").
 TrainConfig readTrainConfigFile(const std::string& path, const std::string& what);
+
+// The key tables themselves (train_config.cpp): each field's key, limits and meaning, for a front
+// end that shows the fields (the training form takes its ranges from them: jsonFieldOf).
+const std::vector<JsonField<TaskConfig>>& taskConfigFields();
+const std::vector<JsonField<OptimConfig>>& optimConfigFields();
+const std::vector<JsonField<RunConfig>>& runConfigFields();
 
 // nlohmann's conversions, through the same tables (from_json is strict, with no source name).
 

@@ -92,9 +92,9 @@ void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
     if (spec == specs.end())
       options.key(name).fail(": task " + t.id + " has no option '" + name + "'",
                              names.empty() ? "it takes none" : "its options: " + joined(names));
-    // sector-teacher's omega < 0 means "the default" (task_options.h).
-    const bool defaultOmega = t.id == "sector-teacher" && name == "omega" && value < 0;
-    if (!std::isfinite(value) || (!defaultOmega && (value < spec->min || value > spec->max)))
+    // A negative value that asks for the default (TaskOptionSpec::negativeMeansDefault).
+    const bool asksDefault = spec->negativeMeansDefault && value < 0;
+    if (!std::isfinite(value) || (!asksDefault && (value < spec->min || value > spec->max)))
       checkJsonValue(value, options.key(name), inRange(spec->min, spec->max));
     if (spec->integer && value != std::floor(value))
       options.key(name).fail("= " + shownJson(value) + " is not an integer");
@@ -104,7 +104,7 @@ void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
             [&] { checkInputFile(t.textFile, "text file", kMaxTextInputBytes); });
 
   // The task as the trainer builds it (its own checks across options and lengths), and the
-  // evaluation's (byte-lm: the held-out split).
+  // evaluation's (TaskInfo::evaluationOptions; byte-lm: the held-out split).
   TaskConfig built = t;
   built.headDim = cfg.model.headDim();  // kernel-lm's omega follows the head size
   const JsonPath taskAt =
@@ -112,9 +112,7 @@ void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
   std::unique_ptr<Task> task, evalTask;
   atField(taskAt, [&] {
     task = makeTask(built);
-    TaskConfig evalConfig = built;
-    if (t.id == "byte-lm") evalConfig.options["split"] = 1;
-    evalTask = makeTask(evalConfig);
+    evalTask = makeEvaluationTask(built);
   });
   checkLengthRange(*task, t.trainLength, paths.config.key("task").key("train_length"),
                    "training sequences");

@@ -41,21 +41,6 @@ uint64_t evaluationStream(const RunConfig& run, long long length) {
 long long evaluationPasses(const Task& task, long long length) {
   return 1 + static_cast<long long>(task.accuracyDistances(length).size());
 }
-// POSLAB_METRICS_EVERY=n (n > 1): a step reads its metrics (loss, accuracy, gradient norm,
-// position parameters) back to the host only every n steps and at the last step; the steps in
-// between queue their work on the GPU without waiting for it. Their snapshots carry NaN loss,
-// accuracy and gradient norm and no position parameters, and the divergence check runs at the
-// read steps only. The batches and the update do not depend on n (with LibTorch 2.x the clipping
-// is the same operations either way). Unset, 1 or not a number: every step, as before. Read when
-// a trainer is built (bench/bench_training.cpp --metrics-every sets it).
-long long metricsEveryFromEnvironment() {
-  const char* env = std::getenv("POSLAB_METRICS_EVERY");
-  if (!env) return 1;
-  char* end = nullptr;
-  const long long n = std::strtoll(env, &end, 10);
-  return end != env && *end == '\0' && n > 1 ? n : 1;
-}
-
 // A CUDA device of this machine: under a distributed launch the one of this process's local rank
 // (one process per GPU), else the first.
 torch::Device thisProcessCudaDevice() {
@@ -178,7 +163,6 @@ void Trainer::State::build() {
   checkTrainingFits(cfg, task->vocabSize());
   checkPinsApply(cfg.model, cfg.task.trainLength);
   device = chooseDevice(cfg.run.device);
-  metricsEvery = metricsEveryFromEnvironment();
   try {
     // The initial weights come from torch's process-wide generator: seeding it and drawing
     // from it must not interleave with another run starting on another thread.
@@ -186,6 +170,7 @@ void Trainer::State::build() {
     torch::manual_seed(cfg.run.seed);
     model = TinyTransformer(cfg.model, cfg.task.trainLength);
     model->recomputeBlocks = cfg.run.recomputeActivations;
+    model->useAttentionPath(parseAttentionPath(cfg.run.attention));
     model->to(device);
   } catch (const c10::Error& e) {  // LibTorch's message names no field: say which one
     throw InvalidArgument(std::string("field 'model': LibTorch cannot build this model (") +
@@ -289,19 +274,30 @@ Snapshot Trainer::step() {
                               /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);
   s.optimizer->zero_grad();
   // Metrics are read back to the host (a wait for the GPU) every metricsEvery steps and on the
-  // last; in between, the step only queues work (POSLAB_METRICS_EVERY). Default: every step. A
+  // last; in between, the step only queues work (RunConfig::metricsEvery). Default: every step. A
   // data-parallel step reads them every step (the ranks agree on the loss through the host).
-  const bool readMetrics = s.group != nullptr || s.metricsEvery <= 1 ||
-                           (s.step + 1) % s.metricsEvery == 0 || s.step + 1 >= s.cfg.run.steps;
+  const bool readMetrics = s.group != nullptr || s.cfg.run.metricsEvery <= 1 ||
+                           (s.step + 1) % s.cfg.run.metricsEvery == 0 ||
+                           s.step + 1 >= s.cfg.run.steps;
   double acc = NAN, lossValue = NAN, gradNorm = NAN;
   if (s.group) {
     std::tie(lossValue, acc) = s.shardedLossAndGradients(b);
   } else {
     torch::Tensor loss;
+    torch::Tensor logits;
+    try {
+      logits = s.model->forward(b.tokens);
+    } catch (const NumericalRangeError& e) {
+      // A position parameter that left the range its formula can take (a learned jet mix's c_0
+      // near zero): the run stops as on a non-finite loss.
+      s.optimizer->zero_grad();
+      throw DivergedError("training diverged at step " + std::to_string(s.step) + ": " + e.what(),
+                          "the weights are those after the step that moved it there");
+    }
     if (readMetrics)
-      std::tie(loss, acc) = State::lossAndAccuracy(s.model->forward(b.tokens), b);
+      std::tie(loss, acc) = State::lossAndAccuracy(logits, b);
     else
-      loss = trainingLoss(s.model->forward(b.tokens), b);
+      loss = trainingLoss(logits, b);
     if (readMetrics) lossValue = loss.item<double>();
     if (readMetrics && !std::isfinite(lossValue)) {
       s.optimizer->zero_grad();
@@ -426,14 +422,6 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     out.push_back(r);
   }
   return out;
-}
-
-at::Tensor Trainer::predictLogits(const at::Tensor& tokens) {
-  State& s = *s_;
-  torch::NoGradGuard noGrad;
-  s.model->eval();
-  s.model->configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);
-  return s.model->forward(tokens.to(s.device)).to(torch::kCPU, torch::kDouble);
 }
 
 const Task& Trainer::evalTask() const {

@@ -1,5 +1,6 @@
 // Trains one tiny transformer on one task: steps, evaluation at many lengths (trainer.cpp),
-// checkpoints (checkpoint.cpp), the live views' inspection calls (inspection.cpp). Single-threaded
+// checkpoints (checkpoint.cpp); what the live views ask of the trained model is in inspection.h,
+// free functions over inspected(). Single-threaded
 // and synchronous; a run is driven step by step through training_loop.h (the CLI, the experiment
 // runner, and TrainingWorker on its thread).
 #pragma once
@@ -12,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pope_frequency_usage.h"  // PopeFrequencyUsage: plain data
-#include "train/inspection.h"               // AttentionSample, ExamplePrediction
+#include "train/inspection.h"  // InspectedModel
 #include "train/position_summary.h"
 #include "train/snapshot.h"
 #include "train/train_config.h"
@@ -59,16 +59,10 @@ class Trainer {
   // work when a length does not fit the evaluation budgets of run_limits.h.
   std::vector<EvalResult> evaluate(const std::vector<long long>& lengths, long long sequences = 0,
                                    const EvalProgress& progress = {});
-  // Attention weights of example 0 of the sample stream (seeded by run.seed, independent of the
-  // training and evaluation batches), pooled to at most maxSide x maxSide.
-  AttentionSample attentionSample(long long length, long long maxSide = 128);
-  // The model's prediction on examples 0 .. count-1 of the same sample stream (example 0 is the
-  // attentionSample input), at each example's first scored position. Length as attentionSample.
-  std::vector<ExamplePrediction> samplePredictions(long long count, long long length);
+  // The model, its tasks and config for the inspection functions (inspection.h: attention maps,
+  // sample predictions, PoPE frequency usage; lag_response.h). Valid until the next step().
+  InspectedModel inspected();
   std::vector<OrderLoo> pjOrderLoo(long long length);
-  // The model's logits in evaluation mode, without gradient: tokens (B, T) int64 on any device ->
-  // (B, T, V) float64 on the CPU. Streams attention like evaluate().
-  at::Tensor predictLogits(const at::Tensor& tokens);
   // The task as evaluation sees it (for text, the held-out split).
   const Task& evalTask() const;
   // Learned position parameters of layer `layer` (empty for a layer the model does not have).
@@ -77,12 +71,6 @@ class Trainer {
   std::vector<PositionParameters> positionParametersByLayer() const;
   // Their mean over the layers (meanOverLayers): what reports and snapshots show by default.
   PositionParameters positionParametersMean() const;
-  // How much of each layer's and head's score each PoPE frequency carries (MATH 4.6), on
-  // `sequences` sequences of length `length` from the evaluation task's own seeded stream
-  // (independent of training, evaluation and the sample inputs). Throws InvalidArgument naming the
-  // family for a non-PoPE run, and for sequences < 1 or a length the task cannot generate or an
-  // evaluation could not afford (checkEvaluationFits).
-  PopeFrequencyUsage popeFrequencyUsage(long long length, long long sequences = 16);
 
   // Data-parallel training over the group's ranks (data_parallel_step.cpp): from now on each
   // step() trains rows [rank * B / N, (rank + 1) * B / N) of the single-process batch of B rows,

@@ -41,7 +41,6 @@ struct Trainer::State {
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<std::string> paramNames;  // in optimizer order (group 0, then 1, then 2)
   long long step = 0;
-  long long metricsEvery = 1;  // POSLAB_METRICS_EVERY (trainer.cpp): metrics read every n steps
   dist::DistGroup* group = nullptr;  // data-parallel ranks (setDataParallel); null: one process
 
   // Validates the config and builds the tasks, the model (seeded by run.seed) and the optimiser.

@@ -67,7 +67,7 @@ TEST_P(StrictlyCausal, MatchesTheMaskedSoftmaxOnBothPaths) {
 
   std::vector<torch::Tensor> grads[2];
   for (int path = 0; path < 2; ++path) {
-    attn->fused = path == 1;
+    attn->path = path == 1 ? AttentionPath::kFused : AttentionPath::kReference;
     attn->fusedTile = 4;
     attn->zero_grad();
     torch::Tensor got = attn->forward(x, pos);

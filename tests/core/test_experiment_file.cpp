@@ -260,7 +260,7 @@ TEST(ExperimentFile, TrainConfigFilesAreReadByTheSameRules) {
 }
 
 TEST(ExperimentFile, EveryShippedPresetReads) {
-  ASSERT_EQ(presetNames().size(), 19u);
+  ASSERT_EQ(presetNames().size(), 20u);
   for (const std::string& name : presetNames()) {
     const ExperimentSpec s = loadPreset(name);
     EXPECT_EQ(s.name, name);

@@ -138,6 +138,12 @@ TEST(FamilyInit, JordanRopeIsTheReferenceTrainableForm) {
   expectReferenceGammaEta(b, H, D / 4, "jordan-stabilized-abs");
   expectBoundedShearBlocks(b, L, ropeSchedule(D / 4, D, 10000), "jordan-stabilized-abs");
   expectEtaCap(b, 0.1, "jordan-stabilized-abs");
+  // The laptop kernel-LM preset keeps the reference's eta tau range at a shorter window: eta_max
+  // scaled by 1024 / L.
+  Built wide = build("jordan-stabilized-abs", H, D, L, {{"eta_max", 1.6}});
+  expectEtaCap(wide, 1.6, "jordan-stabilized-abs eta_max = 1.6");
+  Built noGamma = build("jordan-no-gamma", H, D, L, {{"eta_max", 0.5}});
+  expectEtaCap(noGamma, 0.5, "jordan-no-gamma eta_max = 0.5");
 }
 
 // The reference's jordan_raw_tau is PosLab's jordan-exact: JordanRoPE's learnables with the raw

@@ -139,6 +139,54 @@ INSTANTIATE_TEST_SUITE_P(AllFamilies, FusedFamily,
                            return testing::attentionCaseName(info.param);
                          });
 
+// The PJ-RoPE reference's combination: pj-bias with no attention of a query to itself
+// (ModelConfig::includeSelf false, the pj-reference architecture), where query 0 has no key at
+// all. Fused against reference, whole model, float64, the tolerance above; every output finite.
+TEST(FusedAttention, PjBiasWithoutSelfAttentionMatchesTheReference) {
+  AttentionCase c;
+  for (const auto& known : attentionCases())
+    if (known.id == "pj-bias") c = known;
+  ASSERT_EQ(c.id, "pj-bias");
+  ModelConfig cfg = configFor(c);
+  cfg.includeSelf = false;
+  torch::manual_seed(8);
+  TinyTransformer model(cfg, /*trainLength=*/32);
+  model->to(torch::kDouble);
+  perturbParameters(*model, 4, "position");
+  torch::Tensor tokens = torch::randint(0, 7, {3, 45}, torch::kLong);
+  torch::Tensor targets = torch::randint(0, 7, {3, 45}, torch::kLong);
+  std::map<std::string, at::Tensor> refGrads;
+  at::Tensor refLogits;
+  for (bool fused : {false, true}) {
+    model->useFusedAttention(fused, /*tile=*/16);
+    model->zero_grad();
+    torch::Tensor logits = model->forward(tokens);
+    ASSERT_TRUE(torch::isfinite(logits).all().item<bool>()) << (fused ? "fused" : "reference");
+    torch::nn::functional::cross_entropy(logits.reshape({-1, 7}), targets.reshape({-1})).backward();
+    if (!fused) {
+      refLogits = logits.detach();
+      for (const auto& p : model->named_parameters()) refGrads[p.key()] = p.value().grad().clone();
+      continue;
+    }
+    EXPECT_LT(relError(logits.detach(), refLogits), kTolerance) << "logits";
+    for (const auto& p : model->named_parameters()) {
+      ASSERT_TRUE(p.value().grad().defined()) << p.key() << " has no gradient";
+      EXPECT_TRUE(torch::isfinite(p.value().grad()).all().item<bool>()) << p.key();
+      EXPECT_LT(relError(p.value().grad(), refGrads[p.key()]), kTolerance) << p.key();
+    }
+  }
+  // The position parameters learn, and excluding the diagonal changed the model's output.
+  for (const auto& p : model->named_parameters())
+    if (p.key().find("position") != std::string::npos)
+      EXPECT_GT(refGrads[p.key()].abs().max().item<double>(), 0.0) << p.key();
+  cfg.includeSelf = true;
+  torch::manual_seed(8);
+  TinyTransformer withSelf(cfg, /*trainLength=*/32);
+  withSelf->to(torch::kDouble);
+  perturbParameters(*withSelf, 4, "position");
+  EXPECT_GT((withSelf->forward(tokens).detach() - refLogits).abs().max().item<double>(), 1e-3);
+}
+
 TEST(FusedAttention, CoversEveryRegisteredFamily) {
   EXPECT_EQ(attentionCases().size(), allFamilies().size());
   EXPECT_GE(attentionCases().size(), 19u);

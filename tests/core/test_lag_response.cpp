@@ -37,7 +37,7 @@ TrainConfig kernelLmRun(const std::string& task) {
 
 // Margin logit(1) - logit(0) at the last position of one sequence (T).
 double margin(Trainer& t, const torch::Tensor& tokens) {
-  torch::Tensor logits = t.predictLogits(tokens.unsqueeze(0));  // (1, T, V)
+  torch::Tensor logits = predictLogits(t.inspected(), tokens.unsqueeze(0));  // (1, T, V)
   const int64_t last = tokens.size(0) - 1;
   return logits[0][last][1].item<double>() - logits[0][last][0].item<double>();
 }
@@ -65,7 +65,7 @@ TEST(LagResponse, BatchedProbeMatchesOneFlipAtATime) {
   tokens.select(1, T - 1).fill_(2);  // QUERY
   std::vector<long long> lags;
   for (long long d = 1; d < T; ++d) lags.push_back(d);
-  const std::vector<double> r = lagResponseOnTokens(t, tokens, lags);
+  const std::vector<double> r = lagResponseOnTokens(t.inspected(), tokens, lags);
   ASSERT_EQ(r.size(), lags.size());
   double largest = 0;
   for (size_t i = 0; i < lags.size(); ++i) {
@@ -80,7 +80,7 @@ TEST(LagResponse, BatchedProbeMatchesOneFlipAtATime) {
 TEST(LagResponse, TargetsAreTheTasksLabelWeightsAtTheProbedLags) {
   for (const char* task : {"kernel-lm", "sector-teacher"}) {
     Trainer t(kernelLmRun(task));
-    const LagResponse r = measureLagResponse(t, 200, /*samples=*/2, /*maxLags=*/20);
+    const LagResponse r = measureLagResponse(t.inspected(), 200, /*samples=*/2, /*maxLags=*/20);
     ASSERT_EQ(r.lags.size(), 20u) << task;
     EXPECT_EQ(r.lags.front(), 1);
     EXPECT_EQ(r.lags.back(), 199);
@@ -90,38 +90,39 @@ TEST(LagResponse, TargetsAreTheTasksLabelWeightsAtTheProbedLags) {
       EXPECT_EQ(r.target[i], w[static_cast<size_t>(r.lags[i])]) << task;
     }
     EXPECT_EQ(r.trainLength, 16);
-    EXPECT_EQ(r.response, measureLagResponse(t, 200, 2, 20).response) << "seeded";
+    EXPECT_EQ(r.response, measureLagResponse(t.inspected(), 200, 2, 20).response) << "seeded";
   }
 }
 
 TEST(LagResponse, RefusesTasksWithoutLabelWeightsAndBadArguments) {
   TrainConfig c = kernelLmRun("kernel-lm");
   Trainer t(c);
-  EXPECT_THROW(measureLagResponse(t, 1, 2, 10), InvalidArgument);
-  EXPECT_THROW(measureLagResponse(t, 32, 0, 10), InvalidArgument);
-  EXPECT_THROW(measureLagResponse(t, 32, 2, 0), InvalidArgument);
+  EXPECT_THROW(measureLagResponse(t.inspected(), 1, 2, 10), InvalidArgument);
+  EXPECT_THROW(measureLagResponse(t.inspected(), 32, 0, 10), InvalidArgument);
+  EXPECT_THROW(measureLagResponse(t.inspected(), 32, 2, 0), InvalidArgument);
   c.task.id = "kv-retrieval";
   c.task.kernel.clear();
   c.task.options = {{"pairs", 4}, {"keys", 16}, {"values", 16}};
   c.task.trainLength = 64;
   c.run.evalLengths = {64};
   Trainer other(c);
-  EXPECT_THROW(measureLagResponse(other, 64, 2, 10), InvalidArgument);
+  EXPECT_THROW(measureLagResponse(other.inspected(), 64, 2, 10), InvalidArgument);
 }
 
 TEST(LagResponse, ReportsEachSequenceAndCanBeCancelled) {
   Trainer t(kernelLmRun("kernel-lm"));
   std::vector<std::pair<long long, long long>> calls;
-  const LagResponse r = measureLagResponse(t, 40, /*samples=*/3, /*maxLags=*/10,
+  const LagResponse r = measureLagResponse(t.inspected(), 40, /*samples=*/3, /*maxLags=*/10,
                                            [&](long long done, long long total) {
                                              calls.emplace_back(done, total);
                                              return true;
                                            });
   EXPECT_EQ(calls, (std::vector<std::pair<long long, long long>>{{1, 3}, {2, 3}, {3, 3}}));
-  EXPECT_EQ(r.response, measureLagResponse(t, 40, 3, 10).response) << "reporting changes nothing";
+  EXPECT_EQ(r.response, measureLagResponse(t.inspected(), 40, 3, 10).response)
+      << "reporting changes nothing";
 
   int seen = 0;
-  EXPECT_THROW(measureLagResponse(t, 40, 3, 10,
+  EXPECT_THROW(measureLagResponse(t.inspected(), 40, 3, 10,
                                   [&](long long done, long long) {
                                     ++seen;
                                     return done < 2;  // cancel after the second sequence

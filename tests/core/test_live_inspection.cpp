@@ -76,7 +76,7 @@ TEST(TrainingWorkerPost, ReturnsAtOnceAndRunsTheJobOnTheWorker) {
 TEST(SamplePredictions, MatchTheTaskAndTheModel) {
   Trainer t(indirectRun());
   for (int i = 0; i < 3; ++i) t.step();
-  const auto preds = t.samplePredictions(5, 12);
+  const auto preds = samplePredictions(t.inspected(), 5, 12);
   ASSERT_EQ(preds.size(), 5u);
   for (const auto& p : preds) {
     ASSERT_EQ(p.tokens.size(), 12u);
@@ -90,11 +90,11 @@ TEST(SamplePredictions, MatchTheTaskAndTheModel) {
     EXPECT_EQ(ex.correct(), p.correct());
   }
   // The same seed and stream give the same inputs on every call.
-  const auto again = t.samplePredictions(2, 12);
+  const auto again = samplePredictions(t.inspected(), 2, 12);
   EXPECT_EQ(again[0].tokens, preds[0].tokens);
   EXPECT_EQ(again[1].tokens, preds[1].tokens);
   // The attention of example 0 (exact at this size): causal rows that are distributions.
-  const AttentionSample a = t.attentionSample(12, 64);
+  const AttentionSample a = attentionSample(t.inspected(), 12, 64);
   ASSERT_EQ(a.size, 12);
   for (const auto& head : a.maps[0])
     for (long long i = 0; i < 12; ++i) {
@@ -106,7 +106,7 @@ TEST(SamplePredictions, MatchTheTaskAndTheModel) {
       }
       EXPECT_NEAR(row, 1.0, 1e-5) << "row " << i;
     }
-  EXPECT_THROW(t.samplePredictions(0, 12), InvalidArgument);
+  EXPECT_THROW(samplePredictions(t.inspected(), 0, 12), InvalidArgument);
 }
 
 // decodeIndirectIndexing reads every batch example back to what the generator drew.
@@ -176,8 +176,9 @@ TEST(TaskOptionSpecs, DefaultsAndRangesAgreeWithTheTasks) {
       const Batch b = makeTask(with)->sample(4, T, 9);
       EXPECT_TRUE(torch::equal(b.tokens, ref.tokens));
       EXPECT_TRUE(torch::equal(b.targets, ref.targets));
-      // sector-teacher reads a negative omega as "the default", so it has no lower bound to test.
-      if (std::isfinite(s.min) && !(id == "sector-teacher" && s.name == "omega")) {
+      // An option that reads a negative value as "the default" (sector-teacher omega) has no lower
+      // bound to test.
+      if (std::isfinite(s.min) && !s.negativeMeansDefault) {
         with.options[s.name] = s.min - (s.integer ? 1 : 1e-3);
         EXPECT_THROW(makeTask(with), InvalidArgument);
       }

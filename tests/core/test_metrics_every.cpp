@@ -1,6 +1,7 @@
-// POSLAB_METRICS_EVERY (trainer.cpp; issue #14: a GPU training step that does not wait for the
-// host): reading the metrics every n steps changes what the snapshots carry, not the training. The
-// run with n = 5 must give the n = 1 run's losses at the read steps and its weights at the end.
+// run.metrics_every (RunConfig::metricsEvery, read in trainer.cpp; issue #14: a GPU training step
+// that does not wait for the host): reading the metrics every n steps changes what the snapshots
+// carry, not the training. The run with n = 5 must give the n = 1 run's losses at the read steps
+// and its weights at the end.
 //
 // Tolerance 1e-6 relative: with LibTorch 2.x the clipping is the same operations either way (equal
 // to rounding); Debian's LibTorch 1.13 computes clip_grad_norm_'s coefficient in double on the
@@ -9,7 +10,10 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "test_support.h"
 #include "train/trainer.h"
@@ -30,9 +34,9 @@ TrainConfig run12() {
 
 TEST(MetricsEvery, ReadStepsCarryTheSameLossAndTheWeightsAgree) {
   Trainer every(run12());
-  setenv("POSLAB_METRICS_EVERY", "5", 1);
-  Trainer sparse(run12());
-  unsetenv("POSLAB_METRICS_EVERY");
+  TrainConfig sparseConfig = run12();
+  sparseConfig.run.metricsEvery = 5;
+  Trainer sparse(sparseConfig);
   for (long long step = 1; step <= 12; ++step) {
     const Snapshot a = every.step(), b = sparse.step();
     const bool read = step % 5 == 0 || step == 12;
@@ -62,13 +66,62 @@ TEST(MetricsEvery, ReadStepsCarryTheSameLossAndTheWeightsAgree) {
   }
 }
 
-TEST(MetricsEvery, ZeroOrTextIsEveryStep) {
-  for (const char* value : {"0", "-3", "five", "1"}) {
+// The environment variable only sets the default of a config made after it is set; a value that
+// is not a whole number above 1 leaves the default at every step.
+TEST(MetricsEvery, TheEnvironmentSetsOnlyTheDefault) {
+  for (const auto& [value, want] : std::vector<std::pair<const char*, long long>>{
+           {"0", 1}, {"-3", 1}, {"five", 1}, {"1", 1}, {"7", 7}}) {
     setenv("POSLAB_METRICS_EVERY", value, 1);
-    Trainer t(run12());
+    const TrainConfig c = run12();
     unsetenv("POSLAB_METRICS_EVERY");
-    for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isfinite(t.step().loss)) << value;
+    EXPECT_EQ(c.run.metricsEvery, want) << value;
+    Trainer t(c);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(std::isfinite(t.step().loss), want == 1) << value;
   }
+  EXPECT_EQ(RunConfig{}.metricsEvery, 1);
+}
+
+// Saved with the run: a checkpoint carries the run settings, and a config or checkpoint written
+// before they existed (no "attention", no "metrics_every") reads with the defaults.
+TEST(RunSettings, AreSavedAndOldConfigsReadWithDefaults) {
+  TrainConfig c = run12();
+  c.run.metricsEvery = 4;
+  c.run.attention = "reference";
+  const nlohmann::json j = c;
+  EXPECT_EQ(j["run"]["metrics_every"], 4);
+  EXPECT_EQ(j["run"]["attention"], "reference");
+  const TrainConfig back = j.get<TrainConfig>();
+  EXPECT_EQ(back.run.metricsEvery, 4);
+  EXPECT_EQ(back.run.attention, "reference");
+  nlohmann::json old = j;
+  old["run"].erase("metrics_every");
+  old["run"].erase("attention");
+  const TrainConfig oldBack = old.get<TrainConfig>();
+  EXPECT_EQ(oldBack.run.metricsEvery, 1);
+  EXPECT_EQ(oldBack.run.attention, "fused");
+
+  const std::string path = ::testing::TempDir() + "/run_settings.pt";
+  Trainer t(c);
+  t.step();
+  t.saveCheckpoint(path);
+  const auto restored = Trainer::fromCheckpoint(path);
+  EXPECT_EQ(restored->config().run.metricsEvery, 4);
+  EXPECT_EQ(restored->config().run.attention, "reference");
+  std::remove(path.c_str());
+}
+
+TEST(RunSettings, AnUnknownAttentionPathIsRefusedNamingTheField) {
+  TrainConfig c = run12();
+  c.run.attention = "flash";
+  try {
+    c.validate();
+    FAIL() << "attention 'flash' accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("run.attention"), std::string::npos) << e.what();
+  }
+  nlohmann::json j = run12();
+  j["run"]["metrics_every"] = 0;
+  EXPECT_THROW(j.get<TrainConfig>(), InvalidArgument);
 }
 
 }  // namespace

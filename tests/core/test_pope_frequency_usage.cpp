@@ -280,13 +280,13 @@ TEST(PopeFrequencyUsage, TrainerRefusesAnAlibiCheckpointAndReproducesPopeAndRope
     auto loaded = Trainer::fromCheckpoint(path);
     std::filesystem::remove(path);
     if (family == "alibi") {
-      const std::string msg = what([&] { loaded->popeFrequencyUsage(12, 4); });
+      const std::string msg = what([&] { popeFrequencyUsage(loaded->inspected(), 12, 4); });
       EXPECT_NE(msg.find("family is alibi"), std::string::npos) << msg;
       continue;
     }
     const size_t F = family == "pope" ? 8 : 4;  // head size 8: PoPE's 8 components, RoPE's 4 pairs
-    const PopeFrequencyUsage a = trainer.popeFrequencyUsage(12, 4);
-    const PopeFrequencyUsage b = loaded->popeFrequencyUsage(12, 4);
+    const PopeFrequencyUsage a = popeFrequencyUsage(trainer.inspected(), 12, 4);
+    const PopeFrequencyUsage b = popeFrequencyUsage(loaded->inspected(), 12, 4);
     ASSERT_EQ(a.usage.size(), 1u);
     ASSERT_EQ(a.usage[0].size(), 2u);
     ASSERT_EQ(a.usage[0][0].size(), F);
@@ -300,10 +300,11 @@ TEST(PopeFrequencyUsage, TrainerRefusesAnAlibiCheckpointAndReproducesPopeAndRope
       }
       EXPECT_NEAR(total, 1.0, 1e-12);
     }
-    EXPECT_NE(what([&] { trainer.popeFrequencyUsage(12, 0); }).find("sequences 0"),
+    EXPECT_NE(what([&] { popeFrequencyUsage(trainer.inspected(), 12, 0); }).find("sequences 0"),
               std::string::npos);
-    EXPECT_NE(what([&] { trainer.popeFrequencyUsage(1, 4); }).find("length 1 is outside"),
-              std::string::npos);
+    EXPECT_NE(
+        what([&] { popeFrequencyUsage(trainer.inspected(), 1, 4); }).find("length 1 is outside"),
+        std::string::npos);
   }
 }
 

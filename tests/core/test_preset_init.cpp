@@ -55,5 +55,64 @@ TEST(PresetInit, PjSectorPresetsStartTheAffineSlopeAtTheReferences) {
   }
 }
 
+// The Jordan-RoPE reference's scaled-exact method jordan_exact_c100_eta002 (c = 1, the shear from
+// eta = 0.002, eta = eta_max tanh(raw) with eta_max 0.1) is byte-lm's jordan-scaled; its eta = 0
+// control has no learned shear at all. raw = atanh(0.002 / 0.1) written out from that formula.
+TEST(PresetInit, ByteLmScaledExactStartsTheShearAtTheReferencesAndItsControlPinsIt) {
+  constexpr double kRawEta002 = 0.020002667306849;  // atanh(0.02)
+  ASSERT_NEAR(0.1 * std::tanh(kRawEta002), 0.002, 1e-15);
+  for (const PlannedRun& run : planExperiment(loadPreset("byte-lm"))) {
+    if (run.family != "jordan-scaled") continue;
+    Trainer t(run.config);
+    long long layersSeen = 0;
+    for (const std::string& p : t.parameterNames()) {
+      if (!endsWith(p, ".position.eta_raw")) continue;
+      ++layersSeen;
+      const at::Tensor raw = t.parameter(p).detach().to(at::kDouble).cpu().flatten();
+      for (int64_t i = 0; i < raw.numel(); ++i)
+        EXPECT_NEAR(raw[i].item<double>(), kRawEta002, 1e-6) << p << " seed " << run.seed;
+    }
+    EXPECT_EQ(layersSeen, run.config.model.layers);
+  }
+  const std::vector<PlannedRun> control = planExperiment(loadPreset("byte-lm-eta0-control"));
+  ASSERT_EQ(control.size(), 3u);
+  for (const PlannedRun& run : control) {
+    Trainer t(run.config);
+    for (const std::string& p : t.parameterNames())
+      EXPECT_FALSE(endsWith(p, ".position.eta_raw")) << p << ": the control learns a shear";
+    const auto position = t.positionParametersMean();
+    if (auto eta = position.find("eta"); eta != position.end())  // pinned: reported or not, 0
+      for (double e : eta->second) EXPECT_EQ(e, 0.0);
+    // The same batches as byte-lm's runs of the same seed: only the family's parameters differ.
+    TrainConfig twin = run.config;
+    for (const PlannedRun& other : planExperiment(loadPreset("byte-lm")))
+      if (other.family == "jordan-scaled" && other.seed == run.seed) twin = other.config;
+    EXPECT_EQ(twin.task.trainLength, run.config.task.trainLength);
+    EXPECT_EQ(twin.optim.batch, run.config.optim.batch);
+    EXPECT_EQ(twin.run.steps, run.config.run.steps);
+    EXPECT_EQ(twin.run.seed, run.config.run.seed);
+  }
+}
+
+// The laptop kernel-LM keeps the reference's eta tau range: eta_max 0.1 x 1024 / 64 = 1.6, so a
+// saturated raw shear gives eta = 1.6 (not the family's default cap 0.1).
+TEST(PresetInit, LaptopKernelLmScalesTheShearCapToItsWindow) {
+  for (const PlannedRun& run : planExperiment(loadPreset("jordan-kernel-lm"))) {
+    if (run.family != "jordan-stabilized-abs") continue;
+    Trainer t(run.config);
+    {
+      torch::NoGradGuard guard;
+      for (const std::string& p : t.parameterNames())
+        if (endsWith(p, ".position.eta_raw")) t.parameter(p).fill_(20.0);
+    }
+    const auto position = t.positionParametersMean();  // kept: .at() of a temporary dangles
+    ASSERT_TRUE(position.count("eta"));
+    for (double eta : position.at("eta")) EXPECT_NEAR(eta, 1.6, 1e-6);
+    EXPECT_EQ(run.config.model.dModel / run.config.model.heads, 32);  // the reference's head size
+    return;
+  }
+  FAIL() << "jordan-kernel-lm has no jordan-stabilized-abs run";
+}
+
 }  // namespace
 }  // namespace poslab

@@ -1,6 +1,6 @@
 // LibTorch 2.x's at::scaled_dot_product_attention for the plain dot-product families (factorized
 // form, no bias: RoPE and its variants, exact and stabilized Jordan, PoPE, ...), the option
-// POSLAB_ATTENTION=sdpa (model/fused_attention.cpp; compared for speed in
+// run.attention "sdpa" (model/attention_path.h, model/fused_attention.cpp; compared for speed in
 // bench/bench_fused_attention.cpp --sdpa), against the float64 reference (causalAttention on the
 // family's BlockScorer): values and the gradients of q, k, v and every position parameter.
 // Skipped, with the reason, where LibTorch has none (Debian's 1.13).

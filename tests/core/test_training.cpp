@@ -156,7 +156,7 @@ TEST(Training, KernelLmOmegaFollowsTheModelsHeadDim) {
   };
   const double omega32 = std::pow(10000.0, -6.0 / 32), omega16 = std::pow(10000.0, -6.0 / 16);
   int differsFrom16 = 0;
-  for (const ExamplePrediction& e : t.samplePredictions(64, T)) {
+  for (const ExamplePrediction& e : samplePredictions(t.inspected(), 64, T)) {
     ASSERT_EQ(e.position, T - 1);
     EXPECT_EQ(e.target, label(e.tokens, omega32));
     differsFrom16 += e.target != label(e.tokens, omega16);
@@ -211,7 +211,7 @@ TEST(Training, EvaluationReportsEveryLength) {
     EXPECT_GE(e.accuracy, 0.0);
     EXPECT_LE(e.accuracy, 1.0);
   }
-  auto sample = t.attentionSample(48, 16);
+  auto sample = attentionSample(t.inspected(), 48, 16);
   EXPECT_EQ(sample.maps.size(), 1u);     // layers
   EXPECT_EQ(sample.maps[0].size(), 2u);  // heads
   EXPECT_EQ(sample.size, 16);

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "app_shell.h"
 #include "main_window.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
@@ -69,7 +70,8 @@ class TestDistanceAccuracy : public QObject {
 
   // Seven view tabs at the window's default size (1400 x 860): no scroll arrows, no title cut.
   void everyViewTabShowsAtTheDefaultWindowSize() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     w.show();
     w.showView(WindowView::Training);
     QCoreApplication::processEvents();

@@ -13,8 +13,11 @@
 #include <QTableWidget>
 #include <QtTest>
 
+#include <memory>
+
 #include <cmath>
 
+#include "app_shell.h"
 #include "bridge/explorer_compute.h"
 #include "error_report.h"
 #include "explorer/attention_view.h"
@@ -65,11 +68,12 @@ const QRegularExpression kRawIdentifier(
 class TestExplorer : public QObject {
   Q_OBJECT
 
+  std::unique_ptr<AppShell> shell_;
   MainWindow* window_ = nullptr;
 
   // Waits until the view shows the current parameters (or reported an error for them).
   void settle(ExplorerView view) {
-    ExplorerController* c = window_->controller();
+    ExplorerController* c = shell_->explorer();
     QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
   }
   void select(const char* family, WindowView view) {
@@ -79,11 +83,12 @@ class TestExplorer : public QObject {
 
  private Q_SLOTS:
   void init() {
-    window_ = new MainWindow;
+    shell_ = std::make_unique<AppShell>();
+    window_ = &shell_->window();
     window_->show();
   }
   void cleanup() {
-    delete window_;
+    shell_.reset();
     window_ = nullptr;
   }
 
@@ -103,7 +108,7 @@ class TestExplorer : public QObject {
     select(family.toUtf8().constData(), WindowView::Kernel);
     settle(ExplorerView::Kernel);
     KernelView* v = window_->kernelView();
-    QVERIFY(window_->controller()->lastError().isEmpty());
+    QVERIFY(shell_->explorer()->lastError().isEmpty());
     QVERIFY(v->kernelGraph());
     QCOMPARE(v->kernelGraph()->dataCount(), 256);  // the default lag count
     QVERIFY(v->basisGraph(basisName));
@@ -223,7 +228,7 @@ class TestExplorer : public QObject {
     QVERIFY(reason->text().contains("pin ω"));
     QCOMPARE(p->noEffectReason("base"), reason->text().mid(QStringLiteral("no effect: ").size()));
     settle(ExplorerView::Kernel);
-    QVERIFY(window_->controller()->lastError().isEmpty());
+    QVERIFY(shell_->explorer()->lastError().isEmpty());
     pin->setChecked(false);
     QVERIFY(base->isEnabled());
     QVERIFY(p->noEffectReason("base").isEmpty());
@@ -262,7 +267,7 @@ class TestExplorer : public QObject {
     KernelView* v = window_->kernelView();
     v->setOverlay({"rope", "damped-rope"});
     settle(ExplorerView::Kernel);
-    QVERIFY(window_->controller()->lastError().isEmpty());
+    QVERIFY(shell_->explorer()->lastError().isEmpty());
     const QCPGraph* rope = v->overlayGraph("rope");
     QVERIFY(rope);
     QVERIFY(v->overlayGraph("damped-rope"));
@@ -304,13 +309,13 @@ class TestExplorer : public QObject {
              qPrintable(header));
 
     // A session round trip keeps the choice, in order.
-    const nlohmann::json saved = sessionToJson(captureSession(*window_));
+    const nlohmann::json saved = sessionToJson(captureSession(shell_->sessionParts()));
     QCOMPARE(saved["views"]["kernel"]["overlay"].size(), size_t(2));
     v->setOverlay({});
     SessionState state;
     QString error;
     QVERIFY2(sessionFromJson(saved, state, &error), qPrintable(error));
-    QVERIFY2(applySession(*window_, state, &error), qPrintable(error));
+    QVERIFY2(applySession(shell_->sessionParts(), state, &error), qPrintable(error));
     QCOMPARE(v->overlay(), (std::vector<std::string>{"rope", "damped-rope"}));
     settle(ExplorerView::Kernel);
     QVERIFY(v->overlayGraph("damped-rope"));
@@ -320,14 +325,14 @@ class TestExplorer : public QObject {
     nlohmann::json bad = saved;
     bad["views"]["kernel"]["overlay"] = {"rope", "no-such-family"};
     QVERIFY(sessionFromJson(bad, state, &error));
-    QVERIFY(!applySession(*window_, state, &error));
+    QVERIFY(!applySession(shell_->sessionParts(), state, &error));
     QVERIFY2(error.contains("views.kernel.overlay[1]") && error.contains("no-such-family"),
              qPrintable(error));
     QCOMPARE(v->overlay().size(), size_t(2));
     nlohmann::json old = saved;
     old["views"]["kernel"].erase("overlay");
     QVERIFY2(sessionFromJson(old, state, &error), qPrintable(error));
-    QVERIFY2(applySession(*window_, state, &error), qPrintable(error));
+    QVERIFY2(applySession(shell_->sessionParts(), state, &error), qPrintable(error));
     QVERIFY(v->overlay().empty());
   }
 
@@ -341,8 +346,8 @@ class TestExplorer : public QObject {
     QVERIFY(headDim);
     headDim->setValue(6);
     settle(ExplorerView::Kernel);
-    QVERIFY2(window_->controller()->lastError().isEmpty(),
-             qPrintable(window_->controller()->lastError()));
+    QVERIFY2(shell_->explorer()->lastError().isEmpty(),
+             qPrintable(shell_->explorer()->lastError()));
     QVERIFY(v->overlayGraph("jordan-exact"));
     QVERIFY2(v->overlayStatus().contains("jordan-exact") && v->overlayStatus().contains("head_dim"),
              qPrintable(v->overlayStatus()));

@@ -15,8 +15,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <memory>
+
 #include <cmath>
 
+#include "app_shell.h"
 #include "explorer/attention_view.h"
 #include "explorer/diagnostics_view.h"
 #include "explorer/explorer_controller.h"
@@ -25,6 +28,7 @@
 #include "export/plot_export.h"
 #include "export/run_report.h"
 #include "main_window.h"
+#include "menus/window_commands.h"
 #include "train/preset.h"
 #include "training/training_panel.h"
 
@@ -56,11 +60,12 @@ double inkFraction(const QImage& image) {
 class TestExport : public QObject {
   Q_OBJECT
 
+  std::unique_ptr<AppShell> shell_;
   MainWindow* window_ = nullptr;
   QTemporaryDir dir_;
 
   void settle(ExplorerView view) {
-    ExplorerController* c = window_->controller();
+    ExplorerController* c = shell_->explorer();
     QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
   }
   // POSLAB_EXPORT_OUT=DIR keeps the exported files there, to look at.
@@ -71,11 +76,12 @@ class TestExport : public QObject {
 
  private Q_SLOTS:
   void init() {
-    window_ = new MainWindow;
+    shell_ = std::make_unique<AppShell>();
+    window_ = &shell_->window();
     window_->show();
   }
   void cleanup() {
-    delete window_;
+    shell_.reset();
     window_ = nullptr;
   }
 
@@ -224,7 +230,7 @@ class TestExport : public QObject {
     QStringList written;
     const QString md = path("report/run.md");
     QVERIFY(QDir().mkpath(path("report")));
-    QCOMPARE(writeRunReport(panel, md, &written), QString());
+    QCOMPARE(writeRunReport(runReportOf(panel), md, &written), QString());
     const QString text = QString::fromUtf8(readAll(md));
     // One figure per plot in the panel, each a real, non-blank PNG that the report links to.
     const auto plots = panel->findChildren<QCustomPlot*>();
@@ -260,7 +266,7 @@ class TestExport : public QObject {
     QFile file(path("plainfile"));
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.close();
-    const QString bad = writeRunReport(panel, path("plainfile/r.md"));
+    const QString bad = writeRunReport(runReportOf(panel), path("plainfile/r.md"));
     QVERIFY2(bad.contains("cannot create the figure folder " + path("plainfile/r_figures")),
              qPrintable(bad));
   }

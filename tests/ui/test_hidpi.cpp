@@ -11,6 +11,7 @@
 
 #include <set>
 
+#include "app_shell.h"
 #include "explorer/attention_view.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
@@ -18,7 +19,7 @@
 #include "explorer/parameter_panel.h"
 #include "export/plot_export.h"
 #include "main_window.h"
-#include "menus/edit_view_menus.h"
+#include "menus/window_commands.h"
 #include "plot_style.h"
 #include "screenshot.h"
 
@@ -62,7 +63,8 @@ class TestHiDpi : public QObject {
   void initTestCase() {
     out_ = qEnvironmentVariable("POSLAB_HIDPI_OUT", tmp_.path());
     QDir().mkpath(out_);
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     QCOMPARE(w.devicePixelRatioF(), kScale);
   }
 
@@ -89,11 +91,12 @@ class TestHiDpi : public QObject {
   // The plots themselves, grabbed at scale 2: curves in their colours, the kernel's thick pen,
   // a colour map of many shades.
   void plotsAreDrawnAtScale2() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     w.resize(1000, 640);
     w.show();
     QVERIFY(w.parameters()->setFamily("jordan-exact"));
-    ExplorerController* c = w.controller();
+    ExplorerController* c = shell.explorer();
     for (WindowView v : {WindowView::Kernel, WindowView::Attention, WindowView::Norms}) {
       w.showView(v);
       const auto ev = static_cast<ExplorerView>(v);
@@ -125,9 +128,10 @@ class TestHiDpi : public QObject {
   }
 
   void shortcutsDialogAtScale2() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     w.show();
-    QDialog* dialog = w.editViewMenus()->showShortcutsDialog();
+    QDialog* dialog = shell.commands()->showShortcutsDialog();
     QCoreApplication::processEvents();
     const QImage shot = dialog->grab().toImage();
     QCOMPARE(shot.size(), dialog->size() * 2);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <utility>
 
+#include "inspection_answers.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
 #include "training/lag_response_view.h"
@@ -64,6 +65,7 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b,
   }
   return ab / std::sqrt(aa * bb);
 }
+
 }  // namespace
 
 class TestLagResponse : public QObject {
@@ -177,12 +179,12 @@ class TestLagResponse : public QObject {
     QVERIFY2(view->infoText().contains("press Measure"), qPrintable(view->infoText()));
 
     // Errors come back as text: a length the task cannot generate.
-    QSignalSpy spy(panel.run(0), &TrainingRun::lagResponseReady);
-    panel.run(0)->requestLagResponse(1, 2);
-    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
-    const auto bad = spy.at(0).at(1).value<TrainingLagResponse>();
-    QVERIFY2(bad.error.contains("length 1"), qPrintable(bad.error));
-    QVERIFY(bad.response.lags.empty());
+    QSignalSpy spy(panel.run(0), &TrainingRun::inspected);
+    panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{1, 2}));
+    const auto bad = test::awaitAnswer<TrainingLagResponse>(spy, kLagResponseInspection, kWaitMs);
+    QVERIFY(bad.has_value());
+    QVERIFY2(bad->error.contains("length 1"), qPrintable(bad->error));
+    QVERIFY(bad->response.lags.empty());
   }
 
   // Replacing the runs while a long probe is running stops the probe instead of waiting for it
@@ -195,13 +197,14 @@ class TestLagResponse : public QObject {
     auto outcome = std::make_shared<std::pair<bool, QString>>(false, QString());  // (came, error)
     auto mutex = std::make_shared<QMutex>();
     connect(
-        panel.run(0), &TrainingRun::lagResponseReady, this,
-        [outcome, mutex](int, const TrainingLagResponse& r) {
+        panel.run(0), &TrainingRun::inspected, this,
+        [outcome, mutex](int, const InspectionResult& r) {
           QMutexLocker lock(mutex.get());
-          *outcome = {true, r.error};
+          *outcome = {true, r.value.value<TrainingLagResponse>().error};
         },
-        Qt::DirectConnection);                       // on the worker thread, before the run is gone
-    panel.run(0)->requestLagResponse(2048, 256);     // minutes if it ran to the end
+        Qt::DirectConnection);  // on the worker thread, before the run is gone
+    // Minutes if it ran to the end.
+    panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{2048, 256}));
     QTest::qWait(300);                               // let it start
     test::loadExperiment(panel, tinyKernelLm(100));  // stops and joins the old run
     QMutexLocker lock(mutex.get());
@@ -227,11 +230,11 @@ class TestLagResponse : public QObject {
              qPrintable(view->infoText()));
     QVERIFY(view->infoText().contains("indirect-indexing"));
     QVERIFY(view->plot()->isHidden());
-    QSignalSpy spy(panel.run(0), &TrainingRun::lagResponseReady);
-    panel.run(0)->requestLagResponse(12, 2);
-    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
-    const auto r = spy.at(0).at(1).value<TrainingLagResponse>();
-    QVERIFY2(r.error.contains("kernel-lm or sector-teacher"), qPrintable(r.error));
+    QSignalSpy spy(panel.run(0), &TrainingRun::inspected);
+    panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{12, 2}));
+    const auto r = test::awaitAnswer<TrainingLagResponse>(spy, kLagResponseInspection, kWaitMs);
+    QVERIFY(r.has_value());
+    QVERIFY2(r->error.contains("kernel-lm or sector-teacher"), qPrintable(r->error));
     QTest::qWait(50);
     QCOMPARE(view->plot()->graph(0)->dataCount(), 0);  // the panel shows nothing it did not ask
   }

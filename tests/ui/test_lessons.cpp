@@ -25,6 +25,7 @@
 
 #include <qcustomplot.h>
 
+#include "app_shell.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
@@ -87,8 +88,9 @@ class TestLessons : public QObject {
   void everyShippedLessonAppliesEveryStep() {
     const std::vector<std::string> files = poslab::lessonFiles();
     QVERIFY(files.size() >= 8);
-    MainWindow w;
-    LessonPlayer* player = w.lessonPlayer();
+    AppShell shell;
+    MainWindow& w = shell.window();
+    LessonPlayer* player = shell.lessons();
     for (const std::string& file : files) {
       const poslab::Lesson lesson = poslab::readLessonFile(file);
       QString error;
@@ -101,9 +103,9 @@ class TestLessons : public QObject {
         expectStateShown(w, lesson, static_cast<size_t>(k));
         QCOMPARE(lesson.steps[static_cast<size_t>(k)].train, w.trainingPanel()->isPlaying());
         w.trainingPanel()->stop();  // the test looks at setups, not at training
-        QVERIFY(w.lessonPanel()->progressLabel()->text().startsWith(
+        QVERIFY(shell.lessonPanel()->progressLabel()->text().startsWith(
             QStringLiteral("Step %1 of %2").arg(k + 1).arg(n)));
-        QVERIFY(!w.lessonPanel()->textView()->toPlainText().contains('$'));
+        QVERIFY(!shell.lessonPanel()->textView()->toPlainText().contains('$'));
       }
       for (int k = n - 2; k >= 0; --k) {
         QVERIFY2(player->goTo(k, &error), qPrintable(error));
@@ -115,83 +117,86 @@ class TestLessons : public QObject {
   }
 
   void nextBackKeysAndProgress() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QAction* next = w.findChild<QAction*>("actionLessonNext");
-    QAction* back = w.findChild<QAction*>("actionLessonBack");
+    QAction* next = shell.actions().lessonNext;
+    QAction* back = shell.actions().lessonBack;
     QVERIFY(next && back);
     QVERIFY(!next->isEnabled());  // no lesson: PageDown stays with lists and fields
     QString error;
     const QString file = QString::fromStdString(poslab::lessonFile("01-rope-rotation"));
-    QVERIFY2(w.lessonPlayer()->openFile(file, &error), qPrintable(error));
+    QVERIFY2(shell.lessons()->openFile(file, &error), qPrintable(error));
     w.lessonDock()->show();
     QVERIFY(next->isEnabled());
     QCOMPARE(next->shortcut(), QKeySequence(Qt::Key_PageDown));
     QCOMPARE(back->shortcut(), QKeySequence(Qt::Key_PageUp));
-    QVERIFY(!w.lessonPanel()->backButton()->isEnabled());
+    QVERIFY(!shell.lessonPanel()->backButton()->isEnabled());
     next->trigger();
-    QCOMPARE(w.lessonPlayer()->stepIndex(), 1);
-    QVERIFY(w.lessonPanel()->progressLabel()->text().startsWith("Step 2 of 4"));
-    QTest::mouseClick(w.lessonPanel()->nextButton(), Qt::LeftButton);
-    QCOMPARE(w.lessonPlayer()->stepIndex(), 2);
+    QCOMPARE(shell.lessons()->stepIndex(), 1);
+    QVERIFY(shell.lessonPanel()->progressLabel()->text().startsWith("Step 2 of 4"));
+    QTest::mouseClick(shell.lessonPanel()->nextButton(), Qt::LeftButton);
+    QCOMPARE(shell.lessons()->stepIndex(), 2);
     QCOMPARE(w.parameters()->values().at("base"), 500.0);  // step 3 sets base 500
     back->trigger();
-    QCOMPARE(w.lessonPlayer()->stepIndex(), 1);
+    QCOMPARE(shell.lessons()->stepIndex(), 1);
     QCOMPARE(w.parameters()->values().at("base"), 10000.0);  // step 2 has the default again
-    QVERIFY(w.lessonPlayer()->goTo(3, &error));
-    QVERIFY(!w.lessonPanel()->nextButton()->isEnabled());
-    QVERIFY(!w.lessonPlayer()->next());  // at the end: stays
-    QCOMPARE(w.lessonPlayer()->stepIndex(), 3);
+    QVERIFY(shell.lessons()->goTo(3, &error));
+    QVERIFY(!shell.lessonPanel()->nextButton()->isEnabled());
+    QVERIFY(!shell.lessons()->next());  // at the end: stays
+    QCOMPARE(shell.lessons()->stepIndex(), 3);
     QCOMPARE(w.currentView(), WindowView::Probe);
     // The chooser shows the open lesson; choosing another opens it at its first step.
-    QCOMPARE(w.lessonPanel()->chooser()->currentIndex(), 1);
+    QCOMPARE(shell.lessonPanel()->chooser()->currentIndex(), 1);
   }
 
   // A teacher's lesson with a value out of range in step 2: refused on open, naming the step and
   // the field; the window and the open lesson are unchanged.
   void badLessonNamesStepAndFieldAndChangesNothing() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     QVERIFY(w.parameters()->setFamily("alibi"));
-    const json before = sessionToJson(captureSession(w));
+    const json before = sessionToJson(captureSession(shell.sessionParts()));
     const QString file = dir.filePath("mine.json");
     writeText(file, R"({"format": "poslab-lesson-1", "title": "Mine", "steps": [
       {"title": "a", "text": "x", "action": "y", "state": {"explorer": {"family": "rope"}}},
       {"title": "b", "text": "x", "action": "y",
        "state": {"explorer": {"family": "damped-rope", "values": {"gamma": 70}}}}]})");
     QString error;
-    QVERIFY(!w.lessonPlayer()->openFile(file, &error));
+    QVERIFY(!shell.lessons()->openFile(file, &error));
     QVERIFY2(error.contains("step 2") && error.contains("explorer.values.gamma"),
              qPrintable(error));
     QVERIFY2(error.contains(file), qPrintable(error));
-    QVERIFY(!w.lessonPlayer()->isOpen());
-    QCOMPARE(sessionToJson(captureSession(w)).dump(), before.dump());
+    QVERIFY(!shell.lessons()->isOpen());
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())).dump(), before.dump());
 
     writeText(file, R"({"format": "poslab-lesson-1", "title": "Mine", "steps": [
       {"title": "a", "text": "x", "action": "y", "state": {"views": {"kernel": {"lagz": 3}}}}]})");
-    QVERIFY(!w.lessonPlayer()->openFile(file, &error));
+    QVERIFY(!shell.lessons()->openFile(file, &error));
     QVERIFY2(error.contains("step 1") && error.contains("views.kernel.lagz"), qPrintable(error));
 
     writeText(file, R"({"format": "poslab-lesson-1", "title": "Mine", "steps": [
       {"title": "a", "text": "x", "action": "y", "state": {"training":
         {"families": ["rope"], "config": {"task": {"id": "no-such-task"}}}}}]})");
-    QVERIFY(!w.lessonPlayer()->openFile(file, &error));
+    QVERIFY(!shell.lessons()->openFile(file, &error));
     QVERIFY2(error.contains("step 1") && error.contains("training.config.task"), qPrintable(error));
-    QCOMPARE(sessionToJson(captureSession(w)).dump(), before.dump());
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())).dump(), before.dump());
   }
 
   void presentationModeScalesAndRestoresExactly() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     w.resize(1200, 800);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.presentation()->setUseFullScreen(false);
+    shell.presentation()->setUseFullScreen(false);
     QString error;
-    QVERIFY(w.lessonPlayer()->openFile(
-        QString::fromStdString(poslab::lessonFile("03-jordan-shear")), &error, 1));
+    QVERIFY(shell.lessons()->openFile(QString::fromStdString(poslab::lessonFile("03-jordan-shear")),
+                                      &error, 1));
     w.lessonDock()->show();
-    QTRY_VERIFY(!w.controller()->busy() && w.controller()->isUpToDate(ExplorerView::Kernel));
+    QTRY_VERIFY(!shell.explorer()->busy() && shell.explorer()->isUpToDate(ExplorerView::Kernel));
     QCustomPlot* plot = w.kernelView()->findChild<QCustomPlot*>();
     QVERIFY(plot && plot->graphCount() > 0);
     const double graphWidth = plot->graph(0)->pen().widthF();
@@ -201,31 +206,31 @@ class TestLessons : public QObject {
     const QList<int> mainSizes = w.findChild<QSplitter*>("mainSplitter")->sizes();
 
     const QSize size = w.size();
-    w.findChild<QAction*>("actionPresentation")->trigger();
-    QVERIFY(w.presentation()->isActive());
+    shell.actions().presentation->trigger();
+    QVERIFY(shell.presentation()->isActive());
     QVERIFY(!w.leftColumn()->isVisible());
     QVERIFY(!w.trainingPanel()->setupArea()->isVisibleTo(w.trainingPanel()));
     QVERIFY(!w.menuBar()->isVisible());
     QVERIFY(!w.lessonDock()->isVisible());
     QVERIFY(w.caption()->isVisible());
-    QVERIFY(w.presentation()->captionText().contains("distance-times-phase channel"));
+    QVERIFY(shell.presentation()->captionText().contains("distance-times-phase channel"));
     QVERIFY(w.font().pointSizeF() > windowFont.pointSizeF() * 1.5);
     QVERIFY(plot->xAxis->labelFont().pointSizeF() > labelFont.pointSizeF() * 1.5);
     plot->replot();
     QVERIFY(plot->graph(0)->pen().widthF() > graphWidth * 1.5);
     // The lesson steps on with PageDown's action; a new result's graphs are scaled too.
-    w.findChild<QAction*>("actionLessonNext")->trigger();
-    QCOMPARE(w.lessonPlayer()->stepIndex(), 2);
-    QVERIFY(w.presentation()->captionText().contains("direct sum"));
-    QTRY_VERIFY(!w.controller()->busy() && w.controller()->isUpToDate(ExplorerView::Kernel));
+    shell.actions().lessonNext->trigger();
+    QCOMPARE(shell.lessons()->stepIndex(), 2);
+    QVERIFY(shell.presentation()->captionText().contains("direct sum"));
+    QTRY_VERIFY(!shell.explorer()->busy() && shell.explorer()->isUpToDate(ExplorerView::Kernel));
     plot->replot();
     QVERIFY(plot->graph(0)->pen().widthF() > 1.5);
 
-    QAction* leave = w.findChild<QAction*>("actionLeavePresentation");
+    QAction* leave = shell.actions().leavePresentation;
     QVERIFY(leave->isEnabled());
     QCOMPARE(leave->shortcut(), QKeySequence(Qt::Key_Escape));
     leave->trigger();
-    QVERIFY(!w.presentation()->isActive());
+    QVERIFY(!shell.presentation()->isActive());
     QVERIFY(!leave->isEnabled());
     QVERIFY(w.leftColumn()->isVisible());
     QVERIFY(w.trainingPanel()->setupArea()->isVisibleTo(w.trainingPanel()));
@@ -239,12 +244,13 @@ class TestLessons : public QObject {
     QTRY_COMPARE(w.findChild<QSplitter*>("mainSplitter")->sizes(), mainSizes);
     plot->replot();
     QCOMPARE(plot->graph(0)->pen().widthF(), 1.2);  // the basis pen the kernel view draws
-    QVERIFY(!w.findChild<QAction*>("actionPresentation")->isChecked());
+    QVERIFY(!shell.actions().presentation->isChecked());
   }
 
   // The first-start offer belongs to the application only: a window never shows it by itself.
   void noLessonOfferInTests() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     w.show();
     QTest::qWait(50);
     QVERIFY(!w.findChild<QMessageBox*>("lessonOffer"));

@@ -14,6 +14,7 @@
 #include <qcustomplot.h>
 #include <cmath>
 
+#include "inspection_answers.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
 #include "training/lag_response_view.h"
@@ -117,12 +118,12 @@ class TestPopeUsage : public QObject {
     QVERIFY(!view->measureButton()->isEnabled());
     QVERIFY(view->plot()->isHidden());
     QVERIFY2(view->infoText().contains("this run's family is alibi"), qPrintable(view->infoText()));
-    QSignalSpy spy(panel.run(alibiRun), &TrainingRun::popeUsageReady);
-    panel.run(alibiRun)->requestPopeUsage(12, 2);
-    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 1, kWaitMs);
-    const auto refused = spy.at(0).at(1).value<TrainingPopeUsage>();
-    QVERIFY2(refused.error.contains("this run's family is alibi"), qPrintable(refused.error));
-    QVERIFY(refused.usage.usage.empty());
+    QSignalSpy spy(panel.run(alibiRun), &TrainingRun::inspected);
+    panel.run(alibiRun)->inspect(inspectionRequest(kPopeUsageInspection, PopeUsageArgs{12, 2}));
+    const auto refused = test::awaitAnswer<TrainingPopeUsage>(spy, kPopeUsageInspection, kWaitMs);
+    QVERIFY(refused.has_value());
+    QVERIFY2(refused->error.contains("this run's family is alibi"), qPrintable(refused->error));
+    QVERIFY(refused->usage.usage.empty());
 
     // Reset: the usage belonged to the model before it.
     runBox->setCurrentIndex(popeRun);

@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app_shell.h"
 #include "explorer/parameter_panel.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
@@ -75,10 +76,11 @@ class TestSessionLoadChecks : public QObject {
   void untrainableStateStringChangesNothing() {
     QFETCH(QString, mutation);
     QFETCH(QString, expected);
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     makeCustom(w);
-    const json before = sessionToJson(captureSession(w));
-    SessionState bad = captureSession(w);
+    const json before = sessionToJson(captureSession(shell.sessionParts()));
+    SessionState bad = captureSession(shell.sessionParts());
     bad.training.families = {"rope"};
     poslab::TrainConfig& c = bad.training.base;
     if (mutation == "kernel") c.task = {}, c.task.id = "kernel-lm", c.task.kernel = "bogus";
@@ -87,10 +89,10 @@ class TestSessionLoadChecks : public QObject {
     if (mutation == "cuda") c.run.device = "cuda";
     if (mutation == "eval1e7") c.run.evalLengths = {10000000};
     if (mutation == "beta1") c.optim.beta1 = 2;
-    QVERIFY(!w.sessionController()->applyStateString(encodeStateString(bad)));
-    const QString error = w.sessionController()->lastError();
+    QVERIFY(!shell.sessions()->applyStateString(encodeStateString(bad)));
+    const QString error = shell.sessions()->lastError();
     QVERIFY2(error.contains("the state string: " + expected), qPrintable(error));
-    QCOMPARE(sessionToJson(captureSession(w)).dump(), before.dump());
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())).dump(), before.dump());
   }
 
   // Issue 17 s3: "The example session in docs/SESSIONS.md cannot be trained." It opens (as the
@@ -110,11 +112,11 @@ class TestSessionLoadChecks : public QObject {
     QCOMPARE(sessions.size(), 2);
     QTemporaryDir dir;
     for (const QString& block : sessions) {
-      MainWindow w;
+      AppShell shell;
+      MainWindow& w = shell.window();
       const QString file = dir.filePath("doc.poslab");
       writeText(file, block.toUtf8());
-      QVERIFY2(w.sessionController()->openFile(file),
-               qPrintable(w.sessionController()->lastError()));
+      QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
       TrainingPanel* panel = w.trainingPanel();
       panel->findChild<QLineEdit*>("evalLengths")->setText("");
       QVERIFY(panel->experiment().base.run.evalLengths.empty());
@@ -128,25 +130,26 @@ class TestSessionLoadChecks : public QObject {
   // Issue 17 s1 for Paste State: "gamma": 1e400 aborted the app; a forged length header asked
   // qUncompress for gigabytes.
   void stateStringsThatCannotBeReadChangeNothing() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     makeCustom(w);
-    const json before = sessionToJson(captureSession(w));
+    const json before = sessionToJson(captureSession(shell.sessionParts()));
     json s = before;
     s["explorer"]["values"] = json::object();
     std::string text = s.dump();
     text.insert(text.find("\"values\":{") + 10, "\"gamma\":1e400");
-    QVERIFY(!w.sessionController()->applyStateString(packState(QByteArray::fromStdString(text))));
-    QVERIFY2(w.sessionController()->lastError().startsWith("the state string: not valid JSON"),
-             qPrintable(w.sessionController()->lastError()));
+    QVERIFY(!shell.sessions()->applyStateString(packState(QByteArray::fromStdString(text))));
+    QVERIFY2(shell.sessions()->lastError().startsWith("the state string: not valid JSON"),
+             qPrintable(shell.sessions()->lastError()));
     QByteArray forged = qCompress(QByteArray("{}"));
     forged[0] = '\x7f';  // claims 2 GiB
     const QString big = QStringLiteral("poslab1.") +
                         QString::fromLatin1(forged.toBase64(QByteArray::Base64UrlEncoding |
                                                             QByteArray::OmitTrailingEquals));
-    QVERIFY(!w.sessionController()->applyStateString(big));
-    QVERIFY2(w.sessionController()->lastError().contains("more than a state can have"),
-             qPrintable(w.sessionController()->lastError()));
-    QCOMPARE(sessionToJson(captureSession(w)).dump(), before.dump());
+    QVERIFY(!shell.sessions()->applyStateString(big));
+    QVERIFY2(shell.sessions()->lastError().contains("more than a state can have"),
+             qPrintable(shell.sessions()->lastError()));
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())).dump(), before.dump());
   }
 };
 

@@ -23,6 +23,7 @@
 
 #include <set>
 
+#include "app_shell.h"
 #include "explorer/attention_view.h"
 #include "explorer/kernel_view.h"
 #include "explorer/norms_view.h"
@@ -43,8 +44,8 @@ using nlohmann::json;
 
 namespace {
 
-json stateJson(const MainWindow& w) {
-  return sessionToJson(captureSession(w));
+json stateJson(const AppShell& shell) {
+  return sessionToJson(captureSession(shell.sessionParts()));
 }
 
 // A training setup unlike the panel's default in every field the panel shows and some it does not.
@@ -109,12 +110,13 @@ class TestSessions : public QObject {
 
   void sessionRoundTrip() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     makeCustom(w);
-    const json saved = stateJson(w);
+    const json saved = stateJson(shell);
     const QString file = dir.filePath("a.poslab");
-    QVERIFY(w.sessionController()->saveFile(file));
-    QCOMPARE(w.sessionController()->currentFile(), file);
+    QVERIFY(shell.sessions()->saveFile(file));
+    QCOMPARE(shell.sessions()->currentFile(), file);
     QVERIFY(w.windowTitle().startsWith("a.poslab"));
 
     // Change everything.
@@ -129,10 +131,10 @@ class TestSessions : public QObject {
     QString error;
     QVERIFY(w.trainingPanel()->setExperiment(other, &error));
     w.showView(WindowView::Kernel);
-    QVERIFY(stateJson(w) != saved);
+    QVERIFY(stateJson(shell) != saved);
 
-    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
-    QCOMPARE(stateJson(w).dump(), saved.dump());
+    QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
+    QCOMPARE(stateJson(shell).dump(), saved.dump());
     // The values themselves, not only "equal to what was captured".
     QCOMPARE(w.parameters()->familyId(), std::string("jordan-exact"));
     QCOMPARE(w.parameters()->values().at("gamma"), 0.0123);
@@ -165,7 +167,7 @@ class TestSessions : public QObject {
     QCOMPARE(j.at("format").get<std::string>(), std::string("poslab-session-1"));
     QCOMPARE(j.at("tab").get<std::string>(), std::string("norms"));
     QCOMPARE(j.at("training").at("config").at("run").at("steps").get<long long>(), 123LL);
-    QCOMPARE(w.sessionController()->recentFiles().value(0), file);
+    QCOMPARE(shell.sessions()->recentFiles().value(0), file);
 
     // Loading is one Edit > Undo step for the explorer's parameters.
     auto* undo = w.findChild<ParameterUndo*>();
@@ -259,9 +261,10 @@ class TestSessions : public QObject {
     QFETCH(QString, mutation);
     QFETCH(QString, expected);
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     makeCustom(w);
-    const json before = stateJson(w);
+    const json before = stateJson(shell);
 
     // Otherwise valid sessions that differ everywhere (tab, family, training), so that a
     // partial apply would show.
@@ -307,19 +310,19 @@ class TestSessions : public QObject {
     const QString file = dir.filePath("bad.poslab");
     if (mutation != "missing") writeText(file, text);
 
-    QVERIFY(!w.sessionController()->openFile(file));
-    const QString error = w.sessionController()->lastError();
+    QVERIFY(!shell.sessions()->openFile(file));
+    const QString error = shell.sessions()->lastError();
     QVERIFY2(error.contains(file), qPrintable(error));
     QVERIFY2(error.contains(expected), qPrintable(error));
     QMessageBox* box = errorBox(w);
     QVERIFY(box);
     QVERIFY(box->isVisible());
     QVERIFY2(box->text().contains(expected), qPrintable(box->text()));
-    QCOMPARE(stateJson(w).dump(), before.dump());
+    QCOMPARE(stateJson(shell).dump(), before.dump());
     QCOMPARE(w.currentView(), WindowView::Norms);
     QCOMPARE(w.parameters()->values().at("gamma"), 0.0123);
     QCOMPARE(w.trainingPanel()->experiment().base.run.steps, 123LL);
-    QVERIFY(w.sessionController()->currentFile().isEmpty());
+    QVERIFY(shell.sessions()->currentFile().isEmpty());
     closeErrorBoxes(w);
 
     // The same file, repaired, opens.
@@ -338,8 +341,7 @@ class TestSessions : public QObject {
       good["training"]["config"] = before["training"]["config"];
       good["training"]["config"]["run"]["steps"] = 77;
       writeText(file, QByteArray::fromStdString(good.dump()));
-      QVERIFY2(w.sessionController()->openFile(file),
-               qPrintable(w.sessionController()->lastError()));
+      QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
       QCOMPARE(w.currentView(), WindowView::Attention);
       QCOMPARE(w.parameters()->values().at("gamma"), 0.5);
       QCOMPARE(w.trainingPanel()->experiment().base.run.steps, 77LL);
@@ -350,8 +352,9 @@ class TestSessions : public QObject {
   // 3, a real task option to 6 digits) open exactly as written and save back unchanged.
   void trainingValuesRoundTripExactly() {
     QTemporaryDir dir;
-    MainWindow w;
-    json s = stateJson(w);
+    AppShell shell;
+    MainWindow& w = shell.window();
+    json s = stateJson(shell);
     json& config = s["training"]["config"];
     config["task"]["id"] = "kernel-lm";
     config["task"]["options"] = {{"omega", 0.031622776601683794}};
@@ -359,35 +362,37 @@ class TestSessions : public QObject {
     config["optim"]["position_lr_scale"] = 0.0125;
     const QString file = dir.filePath("exact.poslab");
     writeText(file, QByteArray::fromStdString(s.dump(2)));
-    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
     const poslab::ExperimentSpec e = w.trainingPanel()->experiment();
     QVERIFY2(e.base.optim.lr == 2.5e-5, qPrintable(QString::number(e.base.optim.lr, 'g', 17)));
     QVERIFY(e.base.optim.positionLrScale == 0.0125);
     QVERIFY(e.base.task.options.at("omega") == 0.031622776601683794);
     QCOMPARE(w.trainingPanel()->findChild<QDoubleSpinBox*>("lr")->text(), QString("2.5e-05"));
-    const json back = stateJson(w)["training"]["config"];
+    const json back = stateJson(shell)["training"]["config"];
     QCOMPARE(back["optim"]["lr"].dump(), json(2.5e-5).dump());
     QCOMPARE(back["optim"]["position_lr_scale"].dump(), json(0.0125).dump());
     QCOMPARE(back["task"]["options"].dump(), config["task"]["options"].dump());
   }
 
   void stateStringRoundTrip() {
-    MainWindow a;
+    AppShell shellA;
+    MainWindow& a = shellA.window();
     makeCustom(a);
-    const QString s = a.sessionController()->stateString();
+    const QString s = shellA.sessions()->stateString();
     QVERIFY(s.startsWith("poslab1."));
     QVERIFY(!s.contains('\n') && !s.contains('=') && !s.contains('+') && !s.contains('/'));
     QVERIFY2(s.size() < 2000, qPrintable(QString::number(s.size())));
 
-    MainWindow b;
-    QVERIFY(stateJson(b) != stateJson(a));
+    AppShell shellB;
+
+    MainWindow& b = shellB.window();
+    QVERIFY(stateJson(shellB) != stateJson(shellA));
     // Through the clipboard, as a user does it.
-    a.sessionController()->copyState();
+    shellA.sessions()->copyState();
     QCOMPARE(QApplication::clipboard()->text(), s);
-    b.sessionController()->pasteState();
-    QVERIFY2(b.sessionController()->lastError().isEmpty(),
-             qPrintable(b.sessionController()->lastError()));
-    QCOMPARE(stateJson(b).dump(), stateJson(a).dump());
+    shellB.sessions()->pasteState();
+    QVERIFY2(shellB.sessions()->lastError().isEmpty(), qPrintable(shellB.sessions()->lastError()));
+    QCOMPARE(stateJson(shellB).dump(), stateJson(shellA).dump());
     QCOMPARE(b.parameters()->values().at("gamma"), 0.0123);
     QCOMPARE(b.trainingPanel()->experiment().base.run.steps, 123LL);
     QCOMPARE(b.currentView(), WindowView::Norms);
@@ -410,40 +415,43 @@ class TestSessions : public QObject {
   void badStateStringChangesNothing() {
     QFETCH(QString, text);
     QFETCH(QString, expected);
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     makeCustom(w);
-    const json before = stateJson(w);
-    QVERIFY(!w.sessionController()->applyStateString(text));
-    const QString error = w.sessionController()->lastError();
+    const json before = stateJson(shell);
+    QVERIFY(!shell.sessions()->applyStateString(text));
+    const QString error = shell.sessions()->lastError();
     QVERIFY2(error.contains(expected), qPrintable(error));
     QVERIFY(errorBox(w));
-    QCOMPARE(stateJson(w).dump(), before.dump());
+    QCOMPARE(stateJson(shell).dump(), before.dump());
   }
 
   void truncatedAndInvalidStateStrings() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     makeCustom(w);
-    const json before = stateJson(w);
-    const QString s = w.sessionController()->stateString();
-    QVERIFY(!w.sessionController()->applyStateString(s.left(s.size() / 2)));
-    QVERIFY2(w.sessionController()->lastError().contains("damaged"),
-             qPrintable(w.sessionController()->lastError()));
+    const json before = stateJson(shell);
+    const QString s = shell.sessions()->stateString();
+    QVERIFY(!shell.sessions()->applyStateString(s.left(s.size() / 2)));
+    QVERIFY2(shell.sessions()->lastError().contains("damaged"),
+             qPrintable(shell.sessions()->lastError()));
     // Well-formed string, content the window refuses: named like a session file's field.
-    SessionState bad = captureSession(w);
+    SessionState bad = captureSession(shell.sessionParts());
     bad.family = "jordan-exact";
     bad.values["gamma"] = -3;
     bad.tab = "kernel";
-    QVERIFY(!w.sessionController()->applyStateString(encodeStateString(bad)));
-    QVERIFY2(w.sessionController()->lastError().contains("explorer.values.gamma"),
-             qPrintable(w.sessionController()->lastError()));
-    QCOMPARE(stateJson(w).dump(), before.dump());
+    QVERIFY(!shell.sessions()->applyStateString(encodeStateString(bad)));
+    QVERIFY2(shell.sessions()->lastError().contains("explorer.values.gamma"),
+             qPrintable(shell.sessions()->lastError()));
+    QCOMPARE(stateJson(shell).dump(), before.dump());
   }
 
   void recentFilesKeepEightAndPruneMissing() {
     QSettings().clear();
     QTemporaryDir dir;
-    MainWindow w;
-    SessionController* c = w.sessionController();
+    AppShell shell;
+    MainWindow& w = shell.window();
+    SessionController* c = shell.sessions();
     QStringList files;
     for (int i = 0; i < 10; ++i) {
       files << dir.filePath(QString("s%1.poslab").arg(i));
@@ -466,8 +474,9 @@ class TestSessions : public QObject {
     QSettings().clear();
     QList<int> sizes;
     {
-      MainWindow a;
-      a.sessionController()->persistLayout();  // nothing stored yet: the defaults stay
+      AppShell shellA;
+      MainWindow& a = shellA.window();
+      shellA.sessions()->persistLayout();  // nothing stored yet: the defaults stay
       a.resize(1700, 900);
       a.show();
       QVERIFY(QTest::qWaitForWindowExposed(&a));
@@ -478,10 +487,11 @@ class TestSessions : public QObject {
       QVERIFY2(sizes.value(0) > 550, qPrintable(QString::number(sizes.value(0))));
       a.close();  // saves
     }
-    MainWindow b;
+    AppShell shellB;
+    MainWindow& b = shellB.window();
     auto* split = b.findChild<QSplitter*>("mainSplitter");
-    QVERIFY(split->sizes() != sizes);        // a fresh window does not read the settings ...
-    b.sessionController()->persistLayout();  // ... the application asks for it
+    QVERIFY(split->sizes() != sizes);    // a fresh window does not read the settings ...
+    shellB.sessions()->persistLayout();  // ... the application asks for it
     b.show();
     QVERIFY(QTest::qWaitForWindowExposed(&b));
     QCOMPARE(split->sizes(), sizes);
@@ -489,10 +499,11 @@ class TestSessions : public QObject {
   }
 
   void presetsMenuListsAndLoads() {
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     QMenuBar* bar = w.menuBar();
     QCOMPARE(bar->actions().value(0)->menu()->objectName(), QString("fileMenu"));
-    auto* menu = w.findChild<QMenu*>("presetsMenu");
+    QMenu* menu = shell.actions().presets;
     QVERIFY(menu);
     const auto names = poslab::presetNames();
     QVERIFY(names.size() >= 4);
@@ -533,15 +544,16 @@ class TestSessions : public QObject {
       "variants": [{"kernel": "second_jet"}, {"kernel": "lc_core"}],
       "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 32},
                  "run": {"steps": 9}}})");
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     QString error, note;
-    QVERIFY2(loadPresetIntoWindow(w, path, &error, &note), qPrintable(error));
+    QVERIFY2(shell.loadPreset(path, &error, &note), qPrintable(error));
     const poslab::ExperimentSpec e = w.trainingPanel()->experiment();
     QCOMPARE(e.base.task.kernel, std::string("second_jet"));
     QCOMPARE(e.seeds, (std::vector<uint64_t>{4}));
     QCOMPARE(e.familyParams.at("pj-bias").at("pin_omega"), 1.0);
     QVERIFY2(note.contains("task variant 1 of 2 (kernel second_jet)"), qPrintable(note));
-    QVERIFY(!loadPresetIntoWindow(w, "no-such-preset", &error, &note));
+    QVERIFY(!shell.loadPreset("no-such-preset", &error, &note));
     QVERIFY2(error.contains("unknown preset 'no-such-preset'"), qPrintable(error));
     QCOMPARE(w.trainingPanel()->experiment().base.task.kernel, std::string("second_jet"));
   }
@@ -555,10 +567,11 @@ class TestSessions : public QObject {
     writeText(path,
               R"({"name": "typo", "families": ["pj-bias"], "variants": [{"kernal": "second_jet"}],
       "config": {"task": {"id": "sector-teacher", "kernel": "phase", "train_length": 32}}})");
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     const poslab::ExperimentSpec before = w.trainingPanel()->experiment();
     QString error, note;
-    QVERIFY(!loadPresetIntoWindow(w, path, &error, &note));
+    QVERIFY(!shell.loadPreset(path, &error, &note));
     QVERIFY2(error.contains(path), qPrintable(error));
     QVERIFY2(error.contains("field 'variants[0].kernal' is not a known field"), qPrintable(error));
     QCOMPARE(poslab::experimentToJson(w.trainingPanel()->experiment()),

@@ -18,11 +18,13 @@
 
 #include <qcustomplot.h>
 
+#include "app_shell.h"
 #include "bridge/trained_model.h"
 #include "explorer/parameter_panel.h"
 #include "export/run_report.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
+#include "menus/window_commands.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
 #include "tiny_setups.h"
@@ -72,14 +74,14 @@ class TestTrainedSessions : public QObject {
   }
 
   // Loads `setup`, takes `steps` steps, saves with models to `file` and waits for the outcome.
-  static void trainAndSave(MainWindow& w, const poslab::ExperimentSpec& setup, int steps,
+  static void trainAndSave(AppShell& shell, const poslab::ExperimentSpec& setup, int steps,
                            const QString& file) {
-    TrainingPanel* panel = w.trainingPanel();
+    TrainingPanel* panel = shell.window().trainingPanel();
     QString error;
     QVERIFY2(panel->setExperiment(setup, &error), qPrintable(error));
     for (int s = 1; s <= steps; ++s) stepTo(panel, s);
-    QSignalSpy saved(w.sessionController(), &SessionController::sessionSaved);
-    QVERIFY(w.sessionController()->saveFileWithModels(file));
+    QSignalSpy saved(shell.sessions(), &SessionController::sessionSaved);
+    QVERIFY(shell.sessions()->saveFileWithModels(file));
     QVERIFY(panel->isSavingCheckpoints() || saved.count() == 1);  // asynchronous
     QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);
     QCOMPARE(saved.at(0).at(0).toString(), QFileInfo(file).absoluteFilePath());
@@ -99,10 +101,11 @@ class TestTrainedSessions : public QObject {
   // next step's loss is bit-identical to what the original runs gave at step 4.
   void savedModelsContinueExactly() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     TrainingPanel* panel = w.trainingPanel();
     const QString file = dir.filePath("trained.poslab");
-    trainAndSave(w, tinySetup({"rope", "alibi"}), 3, file);
+    trainAndSave(shell, tinySetup({"rope", "alibi"}), 3, file);
 
     // The session lists one checkpoint per run, relative to the session's folder.
     const json j = readJson(file);
@@ -116,7 +119,7 @@ class TestTrainedSessions : public QObject {
     QCOMPARE(j["trained_models"][1]["step"].get<long long>(), 3LL);
     QVERIFY(QFileInfo(dir.filePath("trained.poslab.d/run0-rope.pt")).size() > 1000);
     QVERIFY(QFileInfo(dir.filePath("trained.poslab.d/run1-alibi.pt")).size() > 1000);
-    QCOMPARE(w.sessionController()->currentFile(), QFileInfo(file).absoluteFilePath());
+    QCOMPARE(shell.sessions()->currentFile(), QFileInfo(file).absoluteFilePath());
 
     // Reference: the original runs' step 4.
     stepTo(panel, 4);
@@ -132,7 +135,7 @@ class TestTrainedSessions : public QObject {
     stepTo(panel, 1);
     QVERIFY(w.parameters()->setFamily("jordan-exact"));
 
-    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
     QCOMPARE(panel->runCount(), 2);
     QCOMPARE(panel->runFamily(0), std::string("rope"));
     QCOMPARE(panel->runFamily(1), std::string("alibi"));
@@ -162,7 +165,7 @@ class TestTrainedSessions : public QObject {
 
     // The plain Save still writes the setup alone.
     const QString plain = dir.filePath("plain.poslab");
-    QVERIFY(w.sessionController()->saveFile(plain));
+    QVERIFY(shell.sessions()->saveFile(plain));
     QVERIFY(!readJson(plain).contains("trained_models"));
   }
 
@@ -170,10 +173,11 @@ class TestTrainedSessions : public QObject {
   // keeps its setup, its runs (and their steps) and its explorer values.
   void badCheckpointsChangeNothing() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     TrainingPanel* panel = w.trainingPanel();
     const QString file = dir.filePath("s.poslab");
-    trainAndSave(w, tinySetup({"rope"}), 2, file);
+    trainAndSave(shell, tinySetup({"rope"}), 2, file);
     const QString ckpt = dir.filePath("s.poslab.d/run0-rope.pt");
     const QByteArray good = readBytes(ckpt);
     QVERIFY(good.size() > 1000);
@@ -183,14 +187,14 @@ class TestTrainedSessions : public QObject {
     QVERIFY2(panel->setExperiment(tinySetup({"alibi", "pope"}), &error), qPrintable(error));
     stepTo(panel, 1);
     QVERIFY(w.parameters()->setFamily("jordan-exact"));
-    const json before = sessionToJson(captureSession(w));
+    const json before = sessionToJson(captureSession(shell.sessionParts()));
     TrainingRun* runBefore = panel->run(0);
 
     auto refused = [&](const QString& expected) {
-      QVERIFY(!w.sessionController()->openFile(file));
-      const QString message = w.sessionController()->lastError();
+      QVERIFY(!shell.sessions()->openFile(file));
+      const QString message = shell.sessions()->lastError();
       QVERIFY2(message.contains(expected), qPrintable(message));
-      QCOMPARE(sessionToJson(captureSession(w)), before);
+      QCOMPARE(sessionToJson(captureSession(shell.sessionParts())), before);
       QCOMPARE(panel->runCount(), 2);
       QCOMPARE(panel->run(0), runBefore);  // the very same runs, still at step 1
       QCOMPARE(panel->runStep(0), 1LL);
@@ -212,23 +216,23 @@ class TestTrainedSessions : public QObject {
     json k = j;
     k["trained_models"][0]["file"] = "s.poslab.d/run0-rope.pt";
     writeBytes(foreign, QByteArray::fromStdString(k.dump(2)));
-    QVERIFY(!w.sessionController()->openFile(foreign));
-    QVERIFY2(w.sessionController()->lastError().contains("model.d_model is 32 in the checkpoint"),
-             qPrintable(w.sessionController()->lastError()));
-    QCOMPARE(sessionToJson(captureSession(w)), before);
+    QVERIFY(!shell.sessions()->openFile(foreign));
+    QVERIFY2(shell.sessions()->lastError().contains("model.d_model is 32 in the checkpoint"),
+             qPrintable(shell.sessions()->lastError()));
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())), before);
     QCOMPARE(panel->run(0), runBefore);
 
     // A listed family that is not the setup's.
     json wrongFamily = readJson(file);
     wrongFamily["trained_models"][0]["family"] = "alibi";
     writeBytes(foreign, QByteArray::fromStdString(wrongFamily.dump(2)));
-    QVERIFY(!w.sessionController()->openFile(foreign));
-    QVERIFY2(w.sessionController()->lastError().contains("trained_models[0].family"),
-             qPrintable(w.sessionController()->lastError()));
+    QVERIFY(!shell.sessions()->openFile(foreign));
+    QVERIFY2(shell.sessions()->lastError().contains("trained_models[0].family"),
+             qPrintable(shell.sessions()->lastError()));
     QCOMPARE(panel->run(0), runBefore);
 
     // The good file again: accepted.
-    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
     QCOMPARE(panel->runCount(), 1);
     QCOMPARE(panel->runStep(0), 2LL);
 
@@ -265,7 +269,8 @@ class TestTrainedSessions : public QObject {
   // and the run report describes what ran.
   void savesTheSetupTheRunsWereStartedWith() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     TrainingPanel* panel = w.trainingPanel();
     QString error;
     QVERIFY2(panel->setExperiment(tinySetup({"rope"}), &error), qPrintable(error));
@@ -280,14 +285,14 @@ class TestTrainedSessions : public QObject {
     QCOMPARE(panel->runningExperiment().families, std::vector<std::string>{"rope"});
 
     const QString report = dir.filePath("report.md");
-    QCOMPARE(writeRunReport(panel, report), QString());
+    QCOMPARE(writeRunReport(runReportOf(panel), report), QString());
     const json setupJson = readJson(runReportFolder(report) + "/setup.json");
     QCOMPARE(setupJson["config"]["run"]["steps"].get<long long>(), 1000LL);
     QCOMPARE(setupJson["families"], json::array({"rope"}));
 
     const QString file = dir.filePath("changed.poslab");
-    QSignalSpy saved(w.sessionController(), &SessionController::sessionSaved);
-    QVERIFY(w.sessionController()->saveFileWithModels(file));
+    QSignalSpy saved(shell.sessions(), &SessionController::sessionSaved);
+    QVERIFY(shell.sessions()->saveFileWithModels(file));
     QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);
     QVERIFY2(saved.at(0).at(1).toString().isEmpty(), qPrintable(saved.at(0).at(1).toString()));
     const json j = readJson(file);
@@ -295,7 +300,7 @@ class TestTrainedSessions : public QObject {
     QCOMPARE(j["training"]["families"], json::array({"rope"}));
 
     QVERIFY2(panel->setExperiment(tinySetup({"alibi"}), &error), qPrintable(error));
-    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
     QCOMPARE(panel->runCount(), 1);
     QCOMPARE(panel->runFamily(0), std::string("rope"));
     QCOMPARE(panel->runStep(0), 2LL);
@@ -307,10 +312,11 @@ class TestTrainedSessions : public QObject {
   // checked against, and continues, the run of its own family (runs follow the list's order).
   void checkpointsGoToTheirOwnFamilysRun() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     TrainingPanel* panel = w.trainingPanel();
     const QString file = dir.filePath("order.poslab");
-    trainAndSave(w, tinySetup({"rope", "alibi"}), 2, file);
+    trainAndSave(shell, tinySetup({"rope", "alibi"}), 2, file);
     QCOMPARE(panel->runFamily(0), std::string("rope"));
     stepTo(panel, 3);
     const double rope3 = panel->lastSnapshot(0).loss, alibi3 = panel->lastSnapshot(1).loss;
@@ -320,7 +326,7 @@ class TestTrainedSessions : public QObject {
     j["training"]["families"] = {"alibi", "rope"};
     j["trained_models"] = {j["trained_models"][1], j["trained_models"][0]};
     writeBytes(file, QByteArray::fromStdString(j.dump(2)));
-    QVERIFY2(w.sessionController()->openFile(file), qPrintable(w.sessionController()->lastError()));
+    QVERIFY2(shell.sessions()->openFile(file), qPrintable(shell.sessions()->lastError()));
     QCOMPARE(panel->runCount(), 2);
     QCOMPARE(panel->runFamily(0), std::string("rope"));
     QCOMPARE(panel->runFamily(1), std::string("alibi"));
@@ -355,24 +361,25 @@ class TestTrainedSessions : public QObject {
 
   void nothingToSave() {
     QTemporaryDir dir;
-    MainWindow w;
+    AppShell shell;
+    MainWindow& w = shell.window();
     const QString file = dir.filePath("empty.poslab");
-    QVERIFY(!w.sessionController()->saveFileWithModels(file));
-    QVERIFY2(w.sessionController()->lastError().contains("No training run has taken a step"),
-             qPrintable(w.sessionController()->lastError()));
+    QVERIFY(!shell.sessions()->saveFileWithModels(file));
+    QVERIFY2(shell.sessions()->lastError().contains("No training run has taken a step"),
+             qPrintable(shell.sessions()->lastError()));
     QVERIFY(!QFileInfo::exists(file));
     QVERIFY(!QFileInfo::exists(file + ".d"));
-    auto* action = w.findChild<QAction*>("saveSessionWithModels");
+    QAction* action = shell.actions().saveSessionWithModels;
     QVERIFY(action);
     QCOMPARE(action->shortcut(), QKeySequence("Ctrl+Alt+S"));
-    QVERIFY(w.sessionController()->fileMenu()->actions().contains(action));
+    QVERIFY(shell.actions().file->actions().contains(action));
 
-    SessionState state = captureSession(w);
+    SessionState state = captureSession(shell.sessionParts());
     state.checkpoints.push_back({state.training.families.front(), "x.pt", 1});
-    const json before = sessionToJson(captureSession(w));
-    QVERIFY(!w.sessionController()->applyStateString(encodeStateString(state)));
-    QVERIFY(w.sessionController()->lastError().contains("trained models"));
-    QCOMPARE(sessionToJson(captureSession(w)), before);
+    const json before = sessionToJson(captureSession(shell.sessionParts()));
+    QVERIFY(!shell.sessions()->applyStateString(encodeStateString(state)));
+    QVERIFY(shell.sessions()->lastError().contains("trained models"));
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())), before);
   }
 };
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bridge/inspect_attention.h"
 #include "io/json_fields.h"
 #include "tiny_setups.h"
 #include "training/training_controller.h"
@@ -91,25 +92,38 @@ class TestTrainingController : public QObject {
 
   // The form's maximum of every value is one core accepts, and one more is refused by formProblem
   // naming the key (so a setup the CLI runs is one the GUI shows, and the names are core's keys).
+  // The keys and the setters here are written out independently of training_setup.cpp's table.
   void formRangesLieWithinCoresLimits() {
     using Set = std::function<void(poslab::ExperimentSpec&, double)>;
-    const std::vector<std::pair<const char*, Set>> rows = {
-        {"config.run.steps", [](auto& e, double v) { e.base.run.steps = (long long)v; }},
-        {"config.task.train_length",
+    using S = TrainingFormSettings;
+    struct Row {
+      FormMember member;
+      const char* path;
+      Set set;
+    };
+    const std::vector<Row> rows = {
+        {&S::steps, "config.run.steps", [](auto& e, double v) { e.base.run.steps = (long long)v; }},
+        {&S::trainLength, "config.task.train_length",
          [](auto& e, double v) { e.base.task.trainLength = (long long)v; }},
-        {"config.optim.batch", [](auto& e, double v) { e.base.optim.batch = (long long)v; }},
-        {"config.optim.lr", [](auto& e, double v) { e.base.optim.lr = v; }},
-        {"config.model.d_model", [](auto& e, double v) { e.base.model.dModel = (long long)v; }},
-        {"config.model.heads", [](auto& e, double v) { e.base.model.heads = (long long)v; }},
-        {"config.model.layers", [](auto& e, double v) { e.base.model.layers = (long long)v; }},
-        {"config.run.eval_every", [](auto& e, double v) { e.base.run.evalEvery = (long long)v; }},
-        {"config.run.eval_sequences",
+        {&S::batch, "config.optim.batch",
+         [](auto& e, double v) { e.base.optim.batch = (long long)v; }},
+        {&S::lr, "config.optim.lr", [](auto& e, double v) { e.base.optim.lr = v; }},
+        {&S::dModel, "config.model.d_model",
+         [](auto& e, double v) { e.base.model.dModel = (long long)v; }},
+        {&S::heads, "config.model.heads",
+         [](auto& e, double v) { e.base.model.heads = (long long)v; }},
+        {&S::layers, "config.model.layers",
+         [](auto& e, double v) { e.base.model.layers = (long long)v; }},
+        {&S::evalEvery, "config.run.eval_every",
+         [](auto& e, double v) { e.base.run.evalEvery = (long long)v; }},
+        {&S::evalSequences, "config.run.eval_sequences",
          [](auto& e, double v) { e.base.run.evalSequences = (long long)v; }},
-        {"config.optim.position_lr_scale",
+        {&S::positionLrScale, "config.optim.position_lr_scale",
          [](auto& e, double v) { e.base.optim.positionLrScale = v; }},
     };
-    for (const auto& [path, set] : rows) {
-      const FormRange r = formRange(path);
+    for (const auto& [member, path, set] : rows) {
+      const FormRange r = formRange(member);
+      QCOMPARE(formPath(member), std::string(path));
       QVERIFY2(r.max > r.min, path);
       for (double v : {r.min, r.max}) {
         poslab::ExperimentSpec e = tiny();
@@ -230,12 +244,16 @@ class TestTrainingController : public QObject {
     c.stepOnce(formFromExperiment(tiny()));
     QTRY_COMPARE_WITH_TIMEOUT(c.stepCount(), 1LL, kWaitMs);
     std::vector<long long> answered;
-    connect(&c, &TrainingController::attentionReady, this,
-            [&](int, const TrainingAttention& a) { answered.push_back(a.sample.length); });
-    c.requestAttention(0, 12, 64);
-    c.requestAttention(0, 13, 64);
-    c.requestAttention(0, 15, 64);
-    c.requestAttention(5, 12, 64);  // no such run: ignored
+    connect(&c, &TrainingController::inspected, this, [&](int, const InspectionResult& r) {
+      answered.push_back(r.value.value<TrainingAttention>().sample.length);
+    });
+    auto attention = [](long long length) {
+      return inspectionRequest(kAttentionInspection, AttentionArgs{length, 64});
+    };
+    c.inspect(0, attention(12));
+    c.inspect(0, attention(13));
+    c.inspect(0, attention(15));
+    c.inspect(5, attention(12));  // no such run: ignored
     QTRY_COMPARE_WITH_TIMEOUT(answered.size(), size_t(2), kWaitMs);
     QTest::qWait(300);
     QCOMPARE(answered, std::vector<long long>({12, 15}));

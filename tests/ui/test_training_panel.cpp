@@ -265,14 +265,17 @@ class TestTrainingPanel : public QObject {
     panel.show();
     test::loadExperiment(panel, tinyIndirect({"rope"}));
     panel.viewTabs()->setCurrentWidget(panel.attentionView());
-    // The maps as the worker computed them (core's Trainer::attentionSample), queued to here.
+    // The maps as the worker computed them (core's attentionSample), queued to here.
     std::vector<TrainingAttention> computed;
     for (int i = 1; i <= 3; ++i) {
       test::clickButton(&panel, "stepButton");
       if (i == 1)
         connect(
-            panel.run(0), &TrainingRun::attentionReady, &panel,
-            [&computed](int, const TrainingAttention& a) { computed.push_back(a); },
+            panel.run(0), &TrainingRun::inspected, &panel,
+            [&computed](int, const InspectionResult& r) {
+              if (r.kind == kAttentionInspection)
+                computed.push_back(r.value.value<TrainingAttention>());
+            },
             Qt::QueuedConnection);
       QTRY_COMPARE_WITH_TIMEOUT(panel.stepCount(), (long long)i, kWaitMs);
     }

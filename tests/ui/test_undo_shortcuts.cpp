@@ -16,12 +16,16 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include <functional>
+#include <memory>
+
+#include "app_shell.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
 #include "help/view_help.h"
 #include "main_window.h"
-#include "menus/edit_view_menus.h"
+#include "menus/menu_bar.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
@@ -47,24 +51,26 @@ QList<QKeySequence> keys(std::initializer_list<const char*> list) {
 class TestUndoShortcuts : public QObject {
   Q_OBJECT
 
+  std::unique_ptr<AppShell> shell_;
   MainWindow* window_ = nullptr;
 
   void settle(ExplorerView view) {
-    ExplorerController* c = window_->controller();
+    ExplorerController* c = shell_->explorer();
     QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
   }
-  QAction* action(const char* name) { return window_->editViewMenus()->action(name); }
-  QUndoStack* stack() { return window_->editViewMenus()->undo()->stack(); }
+  const MenuActions& acts() { return shell_->actions(); }
+  QUndoStack* stack() { return shell_->undoStack(); }
   ParameterPanel* params() { return window_->parameters(); }
 
  private Q_SLOTS:
   void init() {
-    window_ = new MainWindow;
+    shell_ = std::make_unique<AppShell>();
+    window_ = &shell_->window();
     window_->show();
     QVERIFY(QTest::qWaitForWindowActive(window_));
   }
   void cleanup() {
-    delete window_;
+    shell_.reset();
     window_ = nullptr;
   }
 
@@ -91,10 +97,10 @@ class TestUndoShortcuts : public QObject {
     settle(ExplorerView::Kernel);
     QVERIFY(points(window_->kernelView()->kernelGraph()) != defaultKernel);
 
-    action("actionUndo")->trigger();
+    acts().undo->trigger();
     QCOMPARE(params()->values().at("eta"), defaults.at("eta"));
     QCOMPARE(params()->values().at("gamma"), 0.02);
-    action("actionUndo")->trigger();
+    acts().undo->trigger();
     QCOMPARE(params()->values(), defaults);  // every value, exactly
     QCOMPARE(stack()->count(), base + 2);    // applying undo pushed nothing
     QCOMPARE(stack()->index(), base);
@@ -106,9 +112,9 @@ class TestUndoShortcuts : public QObject {
       QCOMPARE(undone[n].second, defaultKernel[n].second);
     }
     // Redo brings back gamma, then the whole drag's end value.
-    action("actionRedo")->trigger();
+    acts().redo->trigger();
     QCOMPARE(params()->values().at("gamma"), 0.02);
-    action("actionRedo")->trigger();
+    acts().redo->trigger();
     QCOMPARE(params()->values().at("eta"), draggedEta);
     QCOMPARE(stack()->count(), base + 2);
   }
@@ -140,28 +146,60 @@ class TestUndoShortcuts : public QObject {
     QVERIFY(params()->setValue("head_dim", 32));
     QVERIFY(params()->setFamily("alibi"));
     QCOMPARE(stack()->text(stack()->index() - 1), QString("family rope → alibi"));
-    action("actionUndo")->trigger();
+    acts().undo->trigger();
     QCOMPARE(params()->familyId(), std::string("rope"));
     QCOMPARE(params()->values().at("base"), 500.0);
     QCOMPARE(params()->values().at("head_dim"), 32.0);
-    action("actionRedo")->trigger();
+    acts().redo->trigger();
     QCOMPARE(params()->familyId(), std::string("alibi"));
     QCOMPARE(params()->values().at("heads"), 4.0);  // alibi's defaults, as after the change
   }
 
+  // The menu bar is built from typed actions (menus/menu_bar.h): each is there, with its text,
+  // in the menu bar (or, for the keys that work without a menu, on the window), and the menus
+  // stand in their order. Fails when a menu entry is dropped or a menu goes missing.
+  void everyMenuActionIsInTheWindow() {
+    QList<QAction*> reachable;
+    std::function<void(const QList<QAction*>&)> collect = [&](const QList<QAction*>& list) {
+      for (QAction* a : list) {
+        reachable << a;
+        if (a->menu()) collect(a->menu()->actions());
+      }
+    };
+    collect(window_->menuBar()->actions());
+    const std::vector<QAction*> all = acts().all();
+    QCOMPARE(all.size(), size_t{23 + kWindowViewCount});
+    for (QAction* a : all) {
+      QVERIFY(a);
+      QVERIFY2(!a->text().isEmpty(), qPrintable(a->objectName()));
+      const bool windowOnly =
+          a == acts().lessonNext || a == acts().lessonBack || a == acts().leavePresentation;
+      QVERIFY2(windowOnly ? window_->actions().contains(a) : reachable.contains(a),
+               qPrintable("missing: " + a->objectName()));
+    }
+    for (QMenu* m : acts().menus()) {
+      QVERIFY(m);
+      QVERIFY2(reachable.contains(m->menuAction()), qPrintable("menu missing: " + m->title()));
+    }
+    QStringList titles;
+    for (QAction* a : window_->menuBar()->actions()) titles << a->text().remove('&');
+    QCOMPARE(titles, QStringList({"File", "Presets", "Edit", "View", "Training", "Help"}));
+    QVERIFY(!acts().presets->actions().isEmpty());  // one entry per preset
+  }
+
   void actionsCarryTheirShortcuts() {
-    QCOMPARE(action("actionUndo")->shortcuts(), keys({"Ctrl+Z"}));
-    QCOMPARE(action("actionRedo")->shortcuts(), keys({"Ctrl+Shift+Z", "Ctrl+Y"}));
+    QCOMPARE(acts().undo->shortcuts(), keys({"Ctrl+Z"}));
+    QCOMPARE(acts().redo->shortcuts(), keys({"Ctrl+Shift+Z", "Ctrl+Y"}));
     for (int i = 1; i <= 6; ++i)
-      QCOMPARE(action(qPrintable("actionView" + QString::number(i)))->shortcut(),
+      QCOMPARE(acts().views[static_cast<size_t>(i - 1)]->shortcut(),
                QKeySequence("Ctrl+" + QString::number(i)));
-    QCOMPARE(action("actionExportImage")->shortcut(), QKeySequence("Ctrl+E"));
-    QCOMPARE(action("actionExportData")->shortcut(), QKeySequence("Ctrl+Shift+E"));
-    QCOMPARE(action("actionPlayPause")->shortcuts(), keys({"Ctrl+P", "Space"}));
-    QCOMPARE(action("actionStep")->shortcut(), QKeySequence("Ctrl+."));
-    QCOMPARE(action("actionReset")->shortcut(), QKeySequence("Ctrl+R"));
-    QCOMPARE(action("actionShortcuts")->shortcut(), QKeySequence("F1"));
-    QCOMPARE(action("actionWhatAmILookingAt")->shortcut(), QKeySequence("Shift+F1"));
+    QCOMPARE(acts().exportImage->shortcut(), QKeySequence("Ctrl+E"));
+    QCOMPARE(acts().exportData->shortcut(), QKeySequence("Ctrl+Shift+E"));
+    QCOMPARE(acts().playPause->shortcuts(), keys({"Ctrl+P", "Space"}));
+    QCOMPARE(acts().step->shortcut(), QKeySequence("Ctrl+."));
+    QCOMPARE(acts().reset->shortcut(), QKeySequence("Ctrl+R"));
+    QCOMPARE(acts().shortcuts->shortcut(), QKeySequence("F1"));
+    QCOMPARE(acts().whatAmILookingAt->shortcut(), QKeySequence("Shift+F1"));
     // Each is in a menu (where its shortcut is shown) and no key is used twice.
     QSet<QString> seen;
     for (QAction* a : window_->findChildren<QAction*>()) {
@@ -170,13 +208,13 @@ class TestUndoShortcuts : public QObject {
         seen.insert(k.toString());
       }
     }
-    QVERIFY(!action("actionUndo")->associatedObjects().isEmpty());
+    QVERIFY(!acts().undo->associatedObjects().isEmpty());
   }
 
   void keysSwitchTabsAndUndo() {
     QTest::keyClick(window_, Qt::Key_3, Qt::ControlModifier);
     QCOMPARE(window_->currentView(), WindowView::Norms);
-    QVERIFY(action("actionView3")->isChecked());
+    QVERIFY(acts().views[2]->isChecked());
     QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
     QCOMPARE(window_->currentView(), WindowView::Kernel);
     QVERIFY(params()->setFamily("jordan-exact"));
@@ -197,7 +235,7 @@ class TestUndoShortcuts : public QObject {
     panel->findChild<QSpinBox*>("trainLength")->setValue(8);
     panel->findChild<QLineEdit*>("evalLengths")->setText("8");
     window_->showView(WindowView::Kernel);
-    QVERIFY(!action("actionPlayPause")->isEnabled());
+    QVERIFY(!acts().playPause->isEnabled());
     QTest::keyClick(window_, Qt::Key_P, Qt::ControlModifier);
     QCOMPARE(panel->runCount(), 0);
 
@@ -231,13 +269,13 @@ class TestUndoShortcuts : public QObject {
       QVERIFY(md.size() > 400);
     }
     window_->showView(WindowView::Norms);
-    action("actionWhatAmILookingAt")->trigger();
+    acts().whatAmILookingAt->trigger();
     auto* text = window_->findChild<QTextBrowser*>("viewHelpText");
     QVERIFY(text);
     QVERIFY(text->isVisible());
     QVERIFY(text->toPlainText().contains("Feature norms"));
     window_->showView(WindowView::Probe);
-    action("actionWhatAmILookingAt")->trigger();
+    acts().whatAmILookingAt->trigger();
     QCOMPARE(window_->findChildren<QTextBrowser*>("viewHelpText").size(), 1);  // one window, reused
     QVERIFY(text->toPlainText().contains("Kernel probe"));
   }

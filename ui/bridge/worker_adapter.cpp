@@ -4,7 +4,6 @@
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>  // at::NoGradGuard: LibTorch 2.x no longer brings it with ATen.h
 
-#include "train/lag_response.h"
 #include "train/training_worker.h"
 
 namespace poslab::ui {
@@ -21,10 +20,7 @@ struct TrainingRun::Impl {
 TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent)
     : QObject(parent), index_(index), spec_(spec), impl_(std::make_unique<Impl>()) {
   qRegisterMetaType<poslab::Snapshot>();
-  qRegisterMetaType<poslab::ui::TrainingAttention>();
-  qRegisterMetaType<poslab::ui::TrainingSamples>();
-  qRegisterMetaType<poslab::ui::TrainingLagResponse>();
-  qRegisterMetaType<poslab::ui::TrainingPopeUsage>();
+  qRegisterMetaType<poslab::ui::InspectionResult>();
   // The callback runs on the worker thread; emitting there queues to the receivers' threads.
   impl_->worker = std::make_unique<TrainingWorker>(
       [&] {
@@ -41,10 +37,7 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,
                          std::unique_ptr<TrainedModel> model, QObject* parent)
     : QObject(parent), index_(index), spec_(spec), impl_(std::make_unique<Impl>()) {
   qRegisterMetaType<poslab::Snapshot>();
-  qRegisterMetaType<poslab::ui::TrainingAttention>();
-  qRegisterMetaType<poslab::ui::TrainingSamples>();
-  qRegisterMetaType<poslab::ui::TrainingLagResponse>();
-  qRegisterMetaType<poslab::ui::TrainingPopeUsage>();
+  qRegisterMetaType<poslab::ui::InspectionResult>();
   if (!model) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
   std::unique_ptr<Trainer> trainer = model->release();
   if (!trainer) throw InvalidArgument("TrainingRun needs a loaded checkpoint");
@@ -90,74 +83,27 @@ std::string TrainingRun::deviceName() const {
   return impl_->deviceName;
 }
 
-namespace {
-void setError(std::string& field, const std::string& error) {
-  field = error;
-}
-void setError(QString& field, const std::string& error) {
-  field = QString::fromStdString(error);
-}
-}  // namespace
-
-// The jobs below run on the worker thread between steps; their results leave as queued signals.
-// The worker is joined in the destructor before `this` goes, and jobs still queued then never run.
-template <typename Result, typename Fill>
-void TrainingRun::postInspection(Fill fill, void (TrainingRun::*ready)(int, const Result&)) {
-  impl_->worker->post(
-      [this, fill, ready](Trainer& t) {
-        Result r;
-        r.step = t.stepCount();
-        fill(t, r);
-        Q_EMIT(this->*ready)(index_, r);
-      },
-      [this, ready](const std::string& error) {
-        Result r;
-        setError(r.error, error);
-        Q_EMIT(this->*ready)(index_, r);
-      });
-}
-
-void TrainingRun::requestAttention(long long length, long long maxSide) {
-  postInspection(
-      [length, maxSide](Trainer& t, TrainingAttention& a) {
-        a.sample = t.attentionSample(length, maxSide);
-      },
-      &TrainingRun::attentionReady);
-}
-
-void TrainingRun::requestSamples(long long count, long long length) {
-  postInspection(
-      [count, length](Trainer& t, TrainingSamples& s) {
-        s.taskId = t.config().task.id;
-        s.examples = t.samplePredictions(count, length);
-        if (s.taskId == "indirect-indexing")
-          for (const auto& e : s.examples)
-            s.indirect.push_back(decodeIndirectIndexing(t.config().task, e.tokens, e.prediction));
-      },
-      &TrainingRun::samplesReady);
-}
-
-void TrainingRun::requestLagResponse(long long length, long long samples) {
-  // The job runs on the worker's own thread, so the worker outlives it (its destructor joins that
-  // thread). impl_->worker does not: ~TrainingRun nulls it before the join.
+// The job runs on the worker thread between steps; its result leaves as a queued signal. The
+// worker is joined in the destructor before `this` goes, and jobs still queued then never run.
+void TrainingRun::inspect(const InspectionRequest& request) {
+  const InspectionKind kind = inspectionKind(request.kind);
+  if (kind.id.empty()) {
+    Q_EMIT inspected(index_, {request.kind, QVariant()});
+    return;
+  }
+  // The worker outlives its jobs (its destructor joins the thread they run on); impl_->worker
+  // does not: ~TrainingRun nulls it before the join.
   const TrainingWorker* worker = impl_->worker.get();
-  postInspection(
-      [worker, length, samples](Trainer& t, TrainingLagResponse& r) {
-        // A stop (Reset all, a new setup, closing) does not wait for the rest of the probe.
-        r.response = measureLagResponse(t, length, samples, 128, [worker](long long, long long) {
-          return !worker->isStopping();
-        });
-        r.summary = summarizeLagResponse(r.response);
+  const bool queued = impl_->worker->post(
+      [this, kind, request, worker](Trainer& t) {
+        const QVariant value = kind.answer(t.inspected(), t.stepCount(), request.args,
+                                           [worker] { return !worker->isStopping(); });
+        Q_EMIT inspected(index_, {request.kind, value});
       },
-      &TrainingRun::lagResponseReady);
-}
-
-void TrainingRun::requestPopeUsage(long long length, long long sequences) {
-  postInspection(
-      [length, sequences](Trainer& t, TrainingPopeUsage& u) {
-        u.usage = t.popeFrequencyUsage(length, sequences);
-      },
-      &TrainingRun::popeUsageReady);
+      [this, kind, request](const std::string& error) {
+        Q_EMIT inspected(index_, {request.kind, kind.failed(error)});
+      });
+  if (!queued) Q_EMIT inspected(index_, {request.kind, kind.failed("the run has stopped")});
 }
 
 bool TrainingRun::saveCheckpoint(const QString& path) {

@@ -10,12 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pope_frequency_usage.h"  // plain data, no torch
-#include "tasks/indirect_indexing.h"        // plain data, no torch
-#include "train/inspection.h"               // plain data, no torch
-#include "train/snapshot.h"                 // plain data, no torch
-#include "train/train_config.h"             // plain data, no torch
+#include "train/snapshot.h"      // plain data, no torch
+#include "train/train_config.h"  // plain data, no torch
 
+#include "bridge/inspection.h"     // InspectionRequest, InspectionResult: torch-free
 #include "bridge/trained_model.h"  // torch-free (pimpl)
 
 namespace poslab::ui {
@@ -25,43 +23,6 @@ namespace poslab::ui {
 struct TrainingRunSpec {
   poslab::TrainConfig config;
   bool operator==(const TrainingRunSpec& other) const;  // same JSON: same run
-};
-
-// The trained model's attention on the sample input, as the live view asks for it.
-struct TrainingAttention {
-  long long step = 0;              // steps the model had taken
-  poslab::AttentionSample sample;  // [layer][head] maps
-  std::string error;               // non-empty: why there are no maps
-};
-
-// The model's answers on a few sample inputs; for indirect indexing also decoded.
-struct TrainingSamples {
-  long long step = 0;
-  std::string taskId;
-  std::vector<poslab::ExamplePrediction> examples;
-  std::vector<poslab::IndirectIndexingExample> indirect;  // indirect-indexing only, per example
-  std::string error;
-};
-
-// What the trained model learned lag by lag (core's measureLagResponse: flip the bit d tokens
-// before the QUERY, watch the answer's margin) next to the task's kernel, with the CLI's summary
-// (`poslab-cli response`): cosines over all lags, the trained lags 1..T-1 and the lags beyond,
-// and the accuracy a linear readout with the learned kernel would reach (signAgreementFromCosine).
-// Only kernel-lm and sector-teacher runs have it; other tasks come back with `error`.
-struct TrainingLagResponse {
-  long long step = 0;
-  poslab::LagResponse response;
-  poslab::LagResponseSummary summary;  // core's summarizeLagResponse(response)
-  QString error;                       // non-empty: why there is no response
-};
-
-// How much of each layer's score each PoPE frequency carries (core's popeFrequencyUsage, MATH
-// 4.6, as `poslab-cli pope-usage` prints it). Only PoPE runs have it; others come back with
-// `error` naming their family.
-struct TrainingPopeUsage {
-  long long step = 0;
-  poslab::PopeFrequencyUsage usage;
-  QString error;  // non-empty: why there is no usage
 };
 
 class TrainingRun : public QObject {
@@ -94,17 +55,10 @@ class TrainingRun : public QObject {
   bool isPlaying() const;
   long long stepCount() const;     // steps done (atomic in the worker)
   std::string deviceName() const;  // recorded when the run was built: never waits
-  // Non-blocking: queued to the worker between steps; the answer comes as attentionReady /
-  // samplesReady (emitted on the worker thread). Length: the sample input's T; maps are pooled to
-  // at most maxSide.
-  void requestAttention(long long length, long long maxSide);
-  void requestSamples(long long count, long long length);
-  // Non-blocking: the lag response at probe length `length` over `samples` sequences (at most 128
-  // lags), answered by lagResponseReady. Costs seconds at long lengths: ask on demand.
-  void requestLagResponse(long long length, long long samples);
-  // Non-blocking: the PoPE frequency usage on `sequences` sequences of length `length`, answered
-  // by popeUsageReady. One forward pass per batch of sequences: fast, but ask on demand.
-  void requestPopeUsage(long long length, long long sequences);
+  // Non-blocking: queued to the worker between steps, answered by `inspected` (emitted on the
+  // worker thread) with the kind's result, or with its error when the kind is unknown, the run
+  // cannot answer it or the worker has stopped (inspection.h).
+  void inspect(const InspectionRequest& request);
   // Non-blocking: fills the named parameter with `value` between steps (tests and debugging: a
   // NaN makes the next step diverge). An unknown name comes back as a snapshot message.
   void setParameterValue(const std::string& name, double value);
@@ -116,20 +70,11 @@ class TrainingRun : public QObject {
  Q_SIGNALS:
   // Queued to the receiver's thread; emitted from the worker thread.
   void snapshot(int index, const poslab::Snapshot& snapshot);
-  void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
-  void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
-  void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);
-  void popeUsageReady(int index, const poslab::ui::TrainingPopeUsage& usage);
+  void inspected(int index, const poslab::ui::InspectionResult& result);
   // saveCheckpoint's outcome: the step the file holds, or error (non-empty, naming the file).
   void checkpointSaved(int index, const QString& path, long long step, const QString& error);
 
  private:
-  // Queues `fill(trainer, result)` on the worker between steps and emits `ready` with the result
-  // (its step set first), or with only its error set when the job throws. Defined and used in
-  // worker_adapter.cpp.
-  template <typename Result, typename Fill>
-  void postInspection(Fill fill, void (TrainingRun::*ready)(int, const Result&));
-
   struct Impl;
   int index_;
   TrainingRunSpec spec_;
@@ -139,7 +84,3 @@ class TrainingRun : public QObject {
 }  // namespace poslab::ui
 
 Q_DECLARE_METATYPE(poslab::Snapshot)
-Q_DECLARE_METATYPE(poslab::ui::TrainingAttention)
-Q_DECLARE_METATYPE(poslab::ui::TrainingSamples)
-Q_DECLARE_METATYPE(poslab::ui::TrainingLagResponse)
-Q_DECLARE_METATYPE(poslab::ui::TrainingPopeUsage)

@@ -11,8 +11,6 @@
 #include <cmath>
 
 #include "export/plot_export.h"
-#include "train/experiment_spec.h"
-#include "training/training_panel.h"
 
 namespace poslab::ui {
 
@@ -38,7 +36,8 @@ QString runReportFolder(const QString& markdownPath) {
   return info.dir().filePath(info.completeBaseName() + "_figures");
 }
 
-QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStringList* written) {
+QString writeRunReport(const RunReportContent& report, const QString& markdownPath,
+                       QStringList* written) {
   const QFileInfo info(markdownPath);
   if (info.fileName().isEmpty()) return QObject::tr("no report file name given");
   const QString folder = runReportFolder(markdownPath);
@@ -47,10 +46,9 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
   QStringList files;
 
   // Figures first: the Markdown links to them.
-  panel->replot();  // the coalescing timer may not have drawn the newest points yet
   QString figures;
   QSet<QString> used;
-  for (QCustomPlot* plot : panel->findChildren<QCustomPlot*>()) {
+  for (QCustomPlot* plot : report.plots) {
     QString stem = plotBaseName(plot);
     for (int n = 2; used.contains(stem); ++n) stem = plotBaseName(plot) + QString::number(n);
     used.insert(stem);
@@ -62,7 +60,7 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
     figures += QStringLiteral("### %1\n\n![%1](%2/%3)\n\n").arg(stem, folderName, file);
   }
 
-  const poslab::ExperimentSpec spec = panel->runningExperiment();  // what ran, not the controls
+  const poslab::ExperimentSpec& spec = report.experiment;
   const std::string setupJson = poslab::experimentToJson(spec).dump(2);  // a preset file
   const QString jsonPath = QDir(folder).filePath("setup.json");
   if (QString p = writeText(jsonPath, QByteArray::fromStdString(setupJson + "\n")); !p.isEmpty())
@@ -86,7 +84,7 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
             .arg(c.task.trainLength)
             .arg(families.join(", "))
             .arg(c.run.steps)
-            .arg(panel->stepCount())
+            .arg(report.step)
             .arg(c.optim.batch)
             .arg(c.optim.lr)
             .arg(c.run.seed)
@@ -95,16 +93,19 @@ QString writeRunReport(TrainingPanel* panel, const QString& markdownPath, QStrin
               for (long long n : c.run.evalLengths) l << QString::number(n);
               return l.join(", ");
             }());
-  if (!panel->statusText().isEmpty()) md += QObject::tr("- status: %1\n").arg(panel->statusText());
+  md += QObject::tr("- attention path: %1, metrics read every %2 step(s)\n")
+            .arg(QString::fromStdString(c.run.attention))
+            .arg(c.run.metricsEvery);
+  if (!report.status.isEmpty()) md += QObject::tr("- status: %1\n").arg(report.status);
   md += '\n';
 
   md += QObject::tr("## Latest evaluation\n\n");
   QString rows;
-  for (int i = 0; i < panel->runCount(); ++i)
-    for (const poslab::EvalResult& e : panel->latestEval(i))
+  for (const RunReportContent::Run& run : report.runs)
+    for (const poslab::EvalResult& e : run.latestEval)
       rows += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
-                  .arg(QString::fromStdString(panel->runFamily(i)))
-                  .arg(panel->runStep(i))
+                  .arg(QString::fromStdString(run.family))
+                  .arg(run.step)
                   .arg(e.length)
                   .arg(metric(e.accuracy), metric(e.loss));
   if (rows.isEmpty()) {

@@ -5,7 +5,7 @@
 
 #include <QString>
 
-#include "main_window.h"
+#include "window_view.h"
 
 class QWidget;
 

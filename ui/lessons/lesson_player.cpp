@@ -5,7 +5,6 @@
 #include "error_report.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_step_state.h"
-#include "main_window.h"
 
 namespace poslab::ui {
 
@@ -15,7 +14,8 @@ QString stepSource(const QString& source, size_t index) {
 }
 }  // namespace
 
-LessonPlayer::LessonPlayer(MainWindow* window) : QObject(window), window_(window) {
+LessonPlayer::LessonPlayer(const LessonTargets& targets, QWidget* window, QObject* parent)
+    : QObject(parent), targets_(targets), window_(window) {
   setObjectName("lessonPlayer");
 }
 
@@ -49,7 +49,7 @@ bool LessonPlayer::open(const poslab::Lesson& lesson, const QString& source, QSt
   // Every step is checked before the first is shown: a teacher's file with a typo in step 4 is
   // refused when it is opened, naming step 4 and the field.
   for (size_t k = 0; k < lesson.steps.size(); ++k) {
-    const QString problem = checkLessonStep(*window_, lesson, k, stepSource(source, k));
+    const QString problem = checkLessonStep(targets_, lesson, k, stepSource(source, k));
     if (!problem.isEmpty()) {
       *error = problem;
       return false;
@@ -93,7 +93,7 @@ bool LessonPlayer::show(int index, QString* error) {
   const int training = lessonTrainingStep(*lesson_, k);
   const bool ownTraining = training == index;
   const bool withTraining = training >= 0 && (ownTraining || training != trainingStep_);
-  if (!applyLessonStep(*window_, *lesson_, k, withTraining, stepSource(source_, k), error))
+  if (!applyLessonStep(targets_, *lesson_, k, withTraining, stepSource(source_, k), error))
     return false;
   if (withTraining) trainingStep_ = training;
   index_ = index;

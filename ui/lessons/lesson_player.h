@@ -9,18 +9,21 @@
 
 #include <memory>
 
+#include "lessons/lesson_step_state.h"
+
+class QWidget;
+
 namespace poslab {
 struct Lesson;
 }
 
 namespace poslab::ui {
 
-class MainWindow;
-
 class LessonPlayer : public QObject {
   Q_OBJECT
  public:
-  explicit LessonPlayer(MainWindow* window);
+  // `window` anchors error boxes and status messages.
+  LessonPlayer(const LessonTargets& targets, QWidget* window, QObject* parent = nullptr);
   ~LessonPlayer() override;
 
   // Reads FILE strictly (core's readLessonFile), checks every step's state against the window
@@ -55,7 +58,8 @@ class LessonPlayer : public QObject {
   bool step(int delta);
   bool show(int index, QString* error);  // applies step `index` of lesson_
 
-  MainWindow* window_;
+  LessonTargets targets_;
+  QWidget* window_;
   std::unique_ptr<poslab::Lesson> lesson_;
   QString source_;
   QString file_;

@@ -1,13 +1,8 @@
 #include "lessons/lesson_step_state.h"
 
-#include <QTabWidget>
-
 #include <algorithm>
 
 #include "lessons/lesson.h"
-#include "main_window.h"
-#include "session/session_state.h"
-#include "training/training_panel.h"
 
 namespace poslab::ui {
 
@@ -16,7 +11,7 @@ using nlohmann::json;
 namespace {
 
 // The merged state over the window's own, read as a session. False with *problem.
-bool mergedSession(const MainWindow& w, const poslab::Lesson& lesson, size_t index,
+bool mergedSession(const LessonTargets& w, const poslab::Lesson& lesson, size_t index,
                    SessionState* out, QString* problem) {
   const json state = lessonStateUpTo(lesson, index);
   if (state.contains("trained_models")) {
@@ -25,7 +20,7 @@ bool mergedSession(const MainWindow& w, const poslab::Lesson& lesson, size_t ind
         "\"train\": true instead)");
     return false;
   }
-  json merged = sessionToJson(captureSession(w));
+  json merged = sessionToJson(captureSession(w.session));
   for (const auto& [key, value] : state.items()) {
     if (key == "views" && value.is_object())
       for (const auto& [view, settings] : value.items()) merged["views"][view] = settings;
@@ -64,24 +59,24 @@ int lessonTrainingStep(const poslab::Lesson& lesson, size_t index) {
   return -1;
 }
 
-QString checkLessonStep(const MainWindow& w, const poslab::Lesson& lesson, size_t index,
+QString checkLessonStep(const LessonTargets& w, const poslab::Lesson& lesson, size_t index,
                         const QString& stepSource) {
   SessionState state;
   QString problem;
   if (mergedSession(w, lesson, index, &state, &problem)) {
     const bool ownTraining =
         lesson.steps[index].state.is_object() && lesson.steps[index].state.contains("training");
-    problem = validateSession(w, state, ownTraining);
+    problem = validateSession(w.session, state, ownTraining);
   }
   return problem.isEmpty() ? QString() : QObject::tr("%1, state: %2").arg(stepSource, problem);
 }
 
-bool applyLessonStep(MainWindow& w, const poslab::Lesson& lesson, size_t index, bool withTraining,
-                     const QString& stepSource, QString* error) {
+bool applyLessonStep(const LessonTargets& w, const poslab::Lesson& lesson, size_t index,
+                     bool withTraining, const QString& stepSource, QString* error) {
   SessionState state;
   QString problem;
   if (!mergedSession(w, lesson, index, &state, &problem) ||
-      !applySession(w, state, &problem, withTraining)) {
+      !applySession(w.session, state, &problem, withTraining)) {
     *error = QObject::tr("%1, state: %2").arg(stepSource, problem);
     return false;
   }
@@ -89,9 +84,9 @@ bool applyLessonStep(MainWindow& w, const poslab::Lesson& lesson, size_t index, 
   if (!step.trainingView.empty()) {
     const auto& views = lessonTrainingViews();
     const auto at = std::find(views.begin(), views.end(), step.trainingView) - views.begin();
-    w.trainingPanel()->viewTabs()->setCurrentIndex(static_cast<int>(at));
+    w.showTrainingView(static_cast<int>(at));
   }
-  if (step.train) w.trainingPanel()->play();
+  if (step.train) w.play();
   return true;
 }
 

@@ -12,13 +12,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
+#include "session/session_state.h"
+
 namespace poslab {
 struct Lesson;
 }
 
 namespace poslab::ui {
 
-class MainWindow;
+// What a lesson step sets: the session's parts (its state), and on the training tab the view a
+// step names (an index into core's lessonTrainingViews()) and Play.
+struct LessonTargets {
+  SessionParts session;
+  std::function<void(int)> showTrainingView;
+  std::function<void()> play;
+};
 
 // The states of steps 0..index merged (an object; empty when no step up to index has one).
 nlohmann::json lessonStateUpTo(const poslab::Lesson& lesson, size_t index);
@@ -27,13 +37,13 @@ int lessonTrainingStep(const poslab::Lesson& lesson, size_t index);
 
 // Empty when step `index` can be shown in `window`, else the problem:
 // "STEPSOURCE, state: field 'explorer.values.gamma' = 7 is outside [0, 1] ...".
-QString checkLessonStep(const MainWindow& window, const poslab::Lesson& lesson, size_t index,
+QString checkLessonStep(const LessonTargets& window, const poslab::Lesson& lesson, size_t index,
                         const QString& stepSource);
 
 // Shows step `index`: its merged state (the training setup only when withTraining: setting it
 // drops the tab's runs), then the training view it names, then Play when it trains. False, with
 // *error as checkLessonStep says and the window unchanged, when the state is refused.
-bool applyLessonStep(MainWindow& window, const poslab::Lesson& lesson, size_t index,
+bool applyLessonStep(const LessonTargets& window, const poslab::Lesson& lesson, size_t index,
                      bool withTraining, const QString& stepSource, QString* error);
 
 }  // namespace poslab::ui

@@ -7,16 +7,14 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
-#include <QMenuBar>
 #include <QPointer>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSplitter>
 
 #include "error_report.h"
-#include "main_window.h"
-#include "menus/presets_menu.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
 #include "training/training_panel.h"
@@ -29,57 +27,26 @@ const char* const kDirKey = "session/lastDirectory";
 const char* const kFilter = "PosLab sessions (*.poslab);;JSON (*.json);;All files (*)";
 }  // namespace
 
-SessionController::SessionController(MainWindow* window) : QObject(window), window_(window) {
+SessionController::SessionController(QMainWindow* window, const SessionParts& parts,
+                                     QMenu* recentMenu, KeptSplitters keptSplitters)
+    : QObject(window),
+      window_(window),
+      parts_(parts),
+      recentMenu_(recentMenu),
+      keptSplitters_(std::move(keptSplitters)) {
   setObjectName("sessionController");
-  fileMenu_ = new QMenu(tr("&File"), window);
-  fileMenu_->setObjectName("fileMenu");
-
-  auto add = [this](const QString& text, const char* name, const QKeySequence& keys,
-                    const QString& tip, auto slot) {
-    QAction* a = fileMenu_->addAction(text);
-    a->setObjectName(name);
-    if (!keys.isEmpty()) a->setShortcut(keys);
-    a->setStatusTip(tip);
-    connect(a, &QAction::triggered, this, slot);
-    return a;
-  };
-  add(tr("&Open Session..."), "openSession", QKeySequence::Open,
-      tr("Load a .poslab session: parameters, view settings, tab and training setup"),
-      &SessionController::open);
-  recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
-  recentMenu_->setObjectName("recentMenu");
   connect(recentMenu_, &QMenu::aboutToShow, this, &SessionController::rebuildRecentMenu);
-  add(tr("&Save Session"), "saveSession", QKeySequence::Save,
-      tr("Save the whole state to the current .poslab file"), &SessionController::save);
-  add(tr("Save Session &As..."), "saveSessionAs", QKeySequence::SaveAs,
-      tr("Save the whole state to a new .poslab file"), &SessionController::saveAs);
-  add(tr("Save Session with &Trained Models..."), "saveSessionWithModels",
-      QKeySequence(tr("Ctrl+Alt+S")),
-      tr("Save the whole state and each training run's trained model (FILE.poslab.d/*.pt); "
-         "opening it continues training from the saved step"),
-      &SessionController::saveWithModelsAs);
-  fileMenu_->addSeparator();
-  add(tr("&Copy State"), "copyState", QKeySequence(tr("Ctrl+Shift+C")),
-      tr("Copy the whole state as one line of text, to paste into another PosLab"),
-      &SessionController::copyState);
-  add(tr("&Paste State"), "pasteState", QKeySequence(tr("Ctrl+Shift+V")),
-      tr("Apply a state string from the clipboard"), &SessionController::pasteState);
-  fileMenu_->addSeparator();
-  QAction* quit = fileMenu_->addAction(tr("&Quit"));
-  quit->setObjectName("quit");
-  quit->setShortcut(QKeySequence::Quit);
-  connect(quit, &QAction::triggered, window_, &QWidget::close);
   rebuildRecentMenu();
 }
 
 QString SessionController::stateString() const {
-  return encodeStateString(captureSession(*window_));
+  return encodeStateString(captureSession(parts_));
 }
 
 bool SessionController::loadFile(const QString& path, QString* error) {
   SessionState state;
   if (!loadSessionFile(path, &state, error)) return false;  // its errors name the file
-  if (!applySession(*window_, state, error)) {
+  if (!applySession(parts_, state, error)) {
     *error = tr("session file %1: %2").arg(path, *error);
     return false;
   }
@@ -102,7 +69,7 @@ bool SessionController::openFile(const QString& path) {
 
 bool SessionController::saveFile(const QString& path) {
   QString error;
-  if (!saveSessionFile(path, captureSession(*window_), &error)) {
+  if (!saveSessionFile(path, captureSession(parts_), &error)) {
     showError(tr("Cannot save session"), error);
     return false;
   }
@@ -114,7 +81,7 @@ bool SessionController::saveFile(const QString& path) {
 }
 
 bool SessionController::saveFileWithModels(const QString& path) {
-  TrainingPanel* panel = window_->trainingPanel();
+  TrainingPanel* panel = parts_.training;
   bool trained = false;
   for (int i = 0; i < panel->runCount(); ++i) trained = trained || panel->runStep(i) > 0;
   if (!trained) {
@@ -135,7 +102,7 @@ bool SessionController::saveFileWithModels(const QString& path) {
   }
   // The setup the runs were started from, not what the controls say now: the checkpoints must
   // match it, or the session could never be opened again.
-  SessionState setup = captureSession(*window_);
+  SessionState setup = captureSession(parts_);
   setup.training = panel->runningExperiment();
   QStringList relative, paths;
   for (int i = 0; i < panel->runCount(); ++i) {
@@ -204,7 +171,7 @@ bool SessionController::applyStateString(const QString& text) {
            "open the .poslab file instead");
   bool applied = false;
   if (decoded && state.checkpoints.empty()) {
-    applied = applySession(*window_, state, &error);
+    applied = applySession(parts_, state, &error);
     // Named like a session file's problems are ("session file X: field ..."), by their source.
     if (!applied) error = tr("the state string: %1").arg(error);
   }
@@ -336,7 +303,7 @@ void SessionController::persistLayout() {
   QSettings settings;
   window_->restoreGeometry(settings.value("window/geometry").toByteArray());
   window_->restoreState(settings.value("window/state").toByteArray());
-  for (const auto& [name, splitter] : window_->keptSplitters())
+  for (const auto& [name, splitter] : keptSplitters_)
     splitter->restoreState(settings.value(QStringLiteral("window/") + name).toByteArray());
   window_->installEventFilter(this);
 }
@@ -345,25 +312,13 @@ void SessionController::saveLayout() const {
   QSettings settings;
   settings.setValue("window/geometry", window_->saveGeometry());
   settings.setValue("window/state", window_->saveState());
-  for (const auto& [name, splitter] : window_->keptSplitters())
+  for (const auto& [name, splitter] : keptSplitters_)
     settings.setValue(QStringLiteral("window/") + name, splitter->saveState());
 }
 
 bool SessionController::eventFilter(QObject* watched, QEvent* event) {
   if (watched == window_ && event->type() == QEvent::Close) saveLayout();
   return QObject::eventFilter(watched, event);
-}
-
-SessionController* installSessionMenus(MainWindow* window) {
-  auto* controller = new SessionController(window);
-  QMenuBar* bar = window->menuBar();
-  const QList<QAction*> existing = bar->actions();
-  if (existing.isEmpty())
-    bar->addMenu(controller->fileMenu());
-  else
-    bar->insertMenu(existing.front(), controller->fileMenu());  // File comes first
-  installPresetsMenu(window);
-  return controller;
 }
 
 }  // namespace poslab::ui

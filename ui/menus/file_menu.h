@@ -1,4 +1,4 @@
-// The File menu and what it drives: open/save .poslab sessions (Ctrl+O, Ctrl+S, Ctrl+Shift+S),
+// What the File menu drives (its entries: menu_bar.h): open/save .poslab sessions,
 // Save Session with Trained Models (Ctrl+Alt+S: the setup plus each training run's checkpoint),
 // a recent-files list kept in QSettings (at most 8; files that vanished are pruned with a
 // message), Copy State / Paste State as one compact string on the clipboard, and the window
@@ -10,21 +10,28 @@
 #include <QString>
 #include <QStringList>
 
-class QAction;
+#include <utility>
+#include <vector>
+
+#include "session/session_state.h"
+
+class QMainWindow;
 class QMenu;
+class QSplitter;
 
 namespace poslab::ui {
-
-class MainWindow;
 
 class SessionController : public QObject {
   Q_OBJECT
  public:
   static constexpr int kMaxRecent = 8;
+  using KeptSplitters = std::vector<std::pair<QString, QSplitter*>>;  // saved under each name
 
-  explicit SessionController(MainWindow* window);
+  // `window`: the file dialogs' parent, its title names the current file, its layout is kept;
+  // `parts`: what a session captures and sets; `recentMenu`: File > Open Recent, kept filled.
+  SessionController(QMainWindow* window, const SessionParts& parts, QMenu* recentMenu,
+                    KeptSplitters keptSplitters);
 
-  QMenu* fileMenu() const { return fileMenu_; }
   QMenu* recentMenu() const { return recentMenu_; }
   // The session file last opened or saved (empty: none yet).
   QString currentFile() const { return currentFile_; }
@@ -81,15 +88,12 @@ class SessionController : public QObject {
   void showMessage(const QString& text);
   void setCurrentFile(const QString& path);
 
-  MainWindow* window_;
-  QMenu* fileMenu_ = nullptr;
+  QMainWindow* window_;
+  SessionParts parts_;
   QMenu* recentMenu_ = nullptr;
+  KeptSplitters keptSplitters_;
   QString currentFile_;
   QString lastError_;
 };
-
-// Builds the File menu (first in the menu bar) and the Presets menu (appended), returns the
-// controller (a child of the window, object name "sessionController").
-SessionController* installSessionMenus(MainWindow* window);
 
 }  // namespace poslab::ui

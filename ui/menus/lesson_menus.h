@@ -1,22 +1,22 @@
-// The menu entries and keys of lessons and presentation mode:
-//   File > Open Lesson…      (Ctrl+Shift+O) a lesson file of one's own
-//   Help > Lessons           (Ctrl+L) shows or hides the Lessons panel
-//   View > Presentation      (F11) enters or leaves presentation mode; Esc leaves it
-//   PageDown / PageUp        the next / previous step of the open lesson
-// The keys are window actions, so they work in presentation mode, where the menu bar is hidden.
+// What the lesson entries of the menus do (the entries themselves: menu_bar.h; wired in
+// app_shell.cpp): File > Open Lesson… reads a lesson file of one's own, and the first start
+// offers the Lessons panel. Help > Lessons is the dock's own toggle action; View > Presentation,
+// Esc, PageDown and PageUp call PresentationMode and LessonPlayer directly.
 #pragma once
+
+class QDockWidget;
+class QWidget;
 
 namespace poslab::ui {
 
-class MainWindow;
+class LessonPlayer;
 
-// Adds the entries to the window's File, View and Help menus (built before) and the keys to the
-// window. Object names: actionOpenLesson, actionLessons, actionPresentation, actionLessonNext,
-// actionLessonBack, actionLeavePresentation.
-void installLessonMenus(MainWindow* window);
+// A file dialog, then the lesson opened in `player` and `dock` shown; an error box on a problem.
+void openLessonFile(QWidget* window, LessonPlayer* player, QDockWidget* dock);
 
 // On the very first start (remembered in QSettings as lessons/offered), a non-modal box offers
-// to open the Lessons panel. Only the application calls it: tests and screenshots never see it.
-void offerLessonsOnFirstStart(MainWindow* window);
+// to open the Lessons panel (`dock`). Only the application calls it: tests and screenshots never
+// see it.
+void offerLessonsOnFirstStart(QWidget* window, QDockWidget* dock);
 
 }  // namespace poslab::ui

@@ -2,13 +2,10 @@
 
 #include <QAction>
 #include <QMenu>
-#include <QMenuBar>
 
 #include <exception>
 
-#include "error_report.h"
 #include "io/json_fields.h"
-#include "main_window.h"
 #include "train/experiment_plan.h"
 #include "train/preset.h"
 #include "train/trainable_check.h"
@@ -16,12 +13,8 @@
 
 namespace poslab::ui {
 
-namespace {
-constexpr int kNoteMs = 15000;  // the note on what of a preset runs stays this long
-}
-
-bool loadPresetIntoWindow(MainWindow& window, const QString& nameOrPath, QString* error,
-                          QString* note) {
+bool loadPresetIntoTraining(TrainingPanel* panel, ViewSelector* views, const QString& nameOrPath,
+                            QString* error, QString* note) {
   poslab::ExperimentSpec spec;
   try {
     const std::string file = poslab::presetFile(nameOrPath.toStdString());
@@ -48,11 +41,11 @@ bool loadPresetIntoWindow(MainWindow& window, const QString& nameOrPath, QString
                  .arg(applied.join(", "));
   }
   if (!spec.seeds.empty()) spec.seeds = {spec.seeds.front()};
-  if (!window.trainingPanel()->setExperiment(spec, error)) {
+  if (!panel->setExperiment(spec, error)) {
     *error = QObject::tr("preset '%1': %2").arg(nameOrPath, *error);
     return false;
   }
-  window.showView(WindowView::Training);
+  views->showView(WindowView::Training);
   *note = parts.isEmpty()
               ? QObject::tr("Preset '%1' loaded").arg(QString::fromStdString(spec.name))
               : QObject::tr(
@@ -62,10 +55,7 @@ bool loadPresetIntoWindow(MainWindow& window, const QString& nameOrPath, QString
   return true;
 }
 
-QMenu* installPresetsMenu(MainWindow* window) {
-  auto* menu = window->menuBar()->addMenu(QObject::tr("&Presets"));
-  menu->setObjectName("presetsMenu");
-  menu->setToolTipsVisible(true);
+void fillPresetsMenu(QMenu* menu, const std::function<void(const QString&)>& chosen) {
   for (const std::string& name : poslab::presetNames()) {
     const QString qname = QString::fromStdString(name);
     QString description;
@@ -81,23 +71,13 @@ QMenu* installPresetsMenu(MainWindow* window) {
     action->setObjectName("preset:" + qname);
     action->setToolTip(description);
     action->setStatusTip(description.section('\n', 0, 0));
-    QObject::connect(action, &QAction::triggered, window, [window, qname] {
-      QString error, note;
-      if (!loadPresetIntoWindow(*window, qname, &error, &note)) {
-        showError(window, {QObject::tr("Cannot load preset"), error},
-                  QStringLiteral("presetError"));
-        return;
-      }
-      window->trainingPanel()->play();
-      showStatus(window, note, kNoteMs);
-    });
+    QObject::connect(action, &QAction::triggered, menu, [chosen, qname] { chosen(qname); });
   }
   if (menu->isEmpty()) {
     QAction* none = menu->addAction(
         QObject::tr("(no presets in %1)").arg(QString::fromStdString(poslab::presetDirectory())));
     none->setEnabled(false);
   }
-  return menu;
 }
 
 }  // namespace poslab::ui

@@ -2,6 +2,7 @@
 
 #include <QDockWidget>
 #include <QLabel>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QSplitter>
@@ -9,9 +10,7 @@
 
 #include "lessons/lesson.h"
 #include "lessons/lesson_player.h"
-#include "main_window.h"
 #include "math/prose_markup.h"
-#include "training/training_panel.h"
 
 namespace poslab::ui {
 
@@ -42,8 +41,13 @@ QString q(const std::string& s) {
 
 }  // namespace
 
-PresentationMode::PresentationMode(MainWindow* window, LessonPlayer* lessons, QLabel* caption)
-    : QObject(window), window_(window), lessons_(lessons), caption_(caption) {
+PresentationMode::PresentationMode(QMainWindow* window, std::vector<QWidget*> foldable,
+                                   LessonPlayer* lessons, QLabel* caption)
+    : QObject(window),
+      window_(window),
+      foldable_(std::move(foldable)),
+      lessons_(lessons),
+      caption_(caption) {
   setObjectName("presentationMode");
   connect(lessons_, &LessonPlayer::stepShown, this, &PresentationMode::updateCaption);
   connect(lessons_, &LessonPlayer::closed, this, &PresentationMode::updateCaption);
@@ -62,8 +66,8 @@ void PresentationMode::enter() {
   // visible, but it is not hidden either, and must not come back hidden.
   saved_.menuBar = !window_->menuBar()->isHidden();
   saved_.statusBar = !window_->statusBar()->isHidden();
-  saved_.leftColumn = !window_->leftColumn()->isHidden();
-  saved_.trainingSetup = !window_->trainingPanel()->setupArea()->isHidden();
+  saved_.foldable.clear();
+  for (QWidget* area : foldable_) saved_.foldable.push_back(!area->isHidden());
   saved_.font = window_->font();
   saved_.styleSheet = window_->styleSheet();
   active_ = true;
@@ -79,8 +83,7 @@ void PresentationMode::enter() {
     }
   window_->menuBar()->setVisible(false);
   window_->statusBar()->setVisible(false);
-  window_->leftColumn()->setVisible(false);
-  window_->trainingPanel()->setupArea()->setVisible(false);
+  for (QWidget* area : foldable_) area->setVisible(false);
   for (QDockWidget* dock : window_->findChildren<QDockWidget*>()) dock->setVisible(false);
   QFont big = saved_.font;
   big.setPointSizeF(big.pointSizeF() * kPresentationScale);
@@ -103,8 +106,7 @@ void PresentationMode::leave() {
   saved_.borrowedActions.clear();
   window_->menuBar()->setVisible(saved_.menuBar);
   window_->statusBar()->setVisible(saved_.statusBar);
-  window_->leftColumn()->setVisible(saved_.leftColumn);
-  window_->trainingPanel()->setupArea()->setVisible(saved_.trainingSetup);
+  for (size_t i = 0; i < foldable_.size(); ++i) foldable_[i]->setVisible(saved_.foldable[i]);
   window_->restoreState(saved_.docks);
   // A splitter shares its space out anew when a pane comes back: give each its sizes again.
   for (const auto& [split, sizes] : saved_.splitters)

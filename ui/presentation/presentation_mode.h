@@ -23,11 +23,12 @@
 #include "presentation/plot_scaling.h"
 
 class QLabel;
+class QMainWindow;
 class QSplitter;
+class QWidget;
 
 namespace poslab::ui {
 
-class MainWindow;
 class LessonPlayer;
 
 inline constexpr double kPresentationScale = 1.6;  // text and line widths on a projector
@@ -35,7 +36,10 @@ inline constexpr double kPresentationScale = 1.6;  // text and line widths on a 
 class PresentationMode : public QObject {
   Q_OBJECT
  public:
-  PresentationMode(MainWindow* window, LessonPlayer* lessons, QLabel* caption);
+  // `foldable`: the setup areas folded away while active (the explorer's parameter column, the
+  // training tab's setup form); `caption`: the label under the views that shows the lesson step.
+  PresentationMode(QMainWindow* window, std::vector<QWidget*> foldable, LessonPlayer* lessons,
+                   QLabel* caption);
 
   bool isActive() const { return active_; }
   // Screenshots and tests keep the window's own size instead of the screen's (offscreen
@@ -60,14 +64,16 @@ class PresentationMode : public QObject {
     QByteArray geometry;  // QWidget::saveGeometry
     QSize size;
     QByteArray docks;  // QMainWindow::saveState
-    bool menuBar = true, statusBar = true, leftColumn = true, trainingSetup = true;
+    bool menuBar = true, statusBar = true;
+    std::vector<bool> foldable;  // each foldable area was shown
     QFont font;
     QString styleSheet;
     std::vector<std::pair<QPointer<QSplitter>, QList<int>>> splitters;  // every splitter's sizes
     QList<QAction*> borrowedActions;  // menu actions added to the window while the bar is hidden
   };
 
-  MainWindow* window_;
+  QMainWindow* window_;
+  std::vector<QWidget*> foldable_;
   LessonPlayer* lessons_;
   QLabel* caption_;
   PlotScaling plots_;

@@ -15,11 +15,8 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
-#include "main_window.h"
-#include "menus/edit_view_menus.h"
-#include "train/trainable_check.h"
 #include "training/training_panel.h"
-#include "undo/parameter_undo.h"
+#include "training/training_setup.h"
 
 namespace poslab::ui {
 
@@ -33,27 +30,24 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-QString viewName(WindowView v) {
-  return windowViewNames().split('|').value(static_cast<int>(v));
-}
-
 }  // namespace
 
 // sessionToJson and sessionFromJson: session_json.cpp (QtCore only, fuzzed).
 
-SessionState captureSession(const MainWindow& w) {
+SessionState captureSession(const SessionParts& w) {
+  const ExplorerWidgets& e = w.explorer;
   SessionState s;
-  s.family = w.parameters()->familyId();
-  s.values = w.parameters()->values();
-  s.views.kernel = w.kernelView()->settings();
-  const AttentionViewSettings attention = w.attentionView()->settings();
+  s.family = e.parameters->familyId();
+  s.values = e.parameters->values();
+  s.views.kernel = e.kernel->settings();
+  const AttentionViewSettings attention = e.attention->settings();
   s.views.attention = attention.map;
   s.views.attentionLogColor = attention.logColor;
-  s.views.norms = w.normsView()->settings();
-  s.views.probe = w.probeView()->settings();
-  s.views.diagnostics = w.diagnosticsView()->settings();
-  s.tab = viewName(w.currentView()).toStdString();
-  s.training = w.trainingPanel()->experiment();
+  s.views.norms = e.norms->settings();
+  s.views.probe = e.probe->settings();
+  s.views.diagnostics = e.diagnostics->settings();
+  s.tab = windowViewName(w.views->currentView()).toStdString();
+  s.training = w.training->experiment();
   return s;
 }
 
@@ -77,37 +71,6 @@ QString checkChoice(const std::vector<std::string>& offered, const char* field,
   return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), items.join(", "));
 }
 
-QString validateTraining(const MainWindow& w, const ExperimentSpec& e) {
-  const auto tasks = trainingTaskIds();
-  if (std::find(tasks.begin(), tasks.end(), e.base.task.id) == tasks.end()) {
-    QStringList known;
-    for (const auto& t : tasks) known << q(t);
-    return QObject::tr("field 'training.config.task.id': unknown task '%1' (known: %2)")
-        .arg(q(e.base.task.id), known.join(", "));
-  }
-  if (e.families.empty() || e.families.size() > static_cast<size_t>(TrainingPanel::kMaxFamilies))
-    return QObject::tr("field 'training.families' has %1 families; the training tab trains 1 to %2")
-        .arg(e.families.size())
-        .arg(TrainingPanel::kMaxFamilies);
-  for (const auto& f : e.families)
-    if (!findFamily(f))
-      return QObject::tr("field 'training.families': unknown family '%1'").arg(q(f));
-  for (const auto& [f, params] : e.familyParams)
-    if (!findFamily(f))
-      return QObject::tr("field 'training.family_params': unknown family '%1'").arg(q(f));
-  // Everything the runs need (task kernels, options and text file, family parameters, pins,
-  // evaluation lengths against the budget, the device), named by field: a session that cannot
-  // train is refused here, at load, not at Play.
-  try {
-    checkTrainable(e, JsonPath{"", "training"});
-  } catch (const std::exception& ex) {
-    return QString::fromUtf8(ex.what());
-  }
-  // Every value the training panel's controls hold, within their ranges and to their precision:
-  // a value they would clamp or round is refused rather than silently changed.
-  return w.trainingPanel()->controlsProblem(e, QStringLiteral("training."));
-}
-
 // Every parameter of the family: the session's values over the spec's defaults.
 std::map<std::string, double> fullValues(const FamilyDescription& f, const SessionState& s) {
   std::map<std::string, double> v;
@@ -120,7 +83,7 @@ std::map<std::string, double> fullValues(const FamilyDescription& f, const Sessi
 
 }  // namespace
 
-QString validateSession(const MainWindow& w, const SessionState& s, bool withTraining) {
+QString validateSession(const SessionParts& w, const SessionState& s, bool withTraining) {
   const FamilyDescription* family = findFamily(s.family);
   if (!family)
     return QObject::tr("field 'explorer.family': unknown family '%1' (see `poslab-cli families`)")
@@ -178,7 +141,10 @@ QString validateSession(const MainWindow& w, const SessionState& s, bool withTra
   if (!parseWindowView(q(s.tab)))
     return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
   if (!withTraining) return {};
-  const QString training = validateTraining(w, s.training);
+  // The training tab's one check of a setup, with everything its runs need: a session that
+  // cannot train is refused at load, not at Play.
+  const QString training = trainingSetupProblem(s.training, QStringLiteral("training."),
+                                                /*checkRuns=*/true);
   if (!training.isEmpty() || s.checkpoints.empty()) return training;
   // Trained models: one per training family, in the same order.
   const auto& families = s.training.families;
@@ -199,7 +165,7 @@ QString validateSession(const MainWindow& w, const SessionState& s, bool withTra
   return {};
 }
 
-bool applySession(MainWindow& w, const SessionState& s, QString* error, bool withTraining) {
+bool applySession(const SessionParts& w, const SessionState& s, QString* error, bool withTraining) {
   const QString problem = validateSession(w, s, withTraining);
   if (!problem.isEmpty()) {
     *error = problem;
@@ -210,9 +176,9 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error, bool wit
   for (const SessionCheckpoint& c : s.checkpoints) checkpoints << q(c.file);
   bool trainingOk = true;
   if (withTraining)
-    trainingOk = checkpoints.isEmpty() ? w.trainingPanel()->setExperiment(s.training, error)
-                                       : w.trainingPanel()->setExperimentWithCheckpoints(
-                                             s.training, checkpoints, error);
+    trainingOk = checkpoints.isEmpty()
+                     ? w.training->setExperiment(s.training, error)
+                     : w.training->setExperimentWithCheckpoints(s.training, checkpoints, error);
   if (!trainingOk) {
     *error = (checkpoints.isEmpty() ? QObject::tr("training setup: %1")
                                     : QObject::tr("trained models: %1"))
@@ -220,21 +186,20 @@ bool applySession(MainWindow& w, const SessionState& s, QString* error, bool wit
     return false;
   }
   // One Edit > Undo step takes the explorer back to where it was before the load.
-  ParameterUndo* undo = w.editViewMenus() ? w.editViewMenus()->undo() : nullptr;
-  if (undo) undo->stack()->beginMacro(QObject::tr("Load state"));
-  ParameterPanel* params = w.parameters();
-  params->setFamily(s.family);
+  if (w.undo) w.undo->beginMacro(QObject::tr("Load state"));
+  const ExplorerWidgets& e = w.explorer;
+  e.parameters->setFamily(s.family);
   for (const auto& [name, value] : fullValues(*findFamily(s.family), s))
-    params->setValue(name, value);
-  if (undo) undo->stack()->endMacro();
+    e.parameters->setValue(name, value);
+  if (w.undo) w.undo->endMacro();
 
   const ViewSettings& v = s.views;
-  w.kernelView()->setSettings(v.kernel);
-  w.attentionView()->setSettings({v.attention, v.attentionLogColor});
-  w.normsView()->setSettings(v.norms);
-  w.probeView()->setSettings(v.probe);
-  w.diagnosticsView()->setSettings(v.diagnostics);
-  w.showView(*parseWindowView(q(s.tab)));
+  e.kernel->setSettings(v.kernel);
+  e.attention->setSettings({v.attention, v.attentionLogColor});
+  e.norms->setSettings(v.norms);
+  e.probe->setSettings(v.probe);
+  e.diagnostics->setSettings(v.diagnostics);
+  w.views->showView(*parseWindowView(q(s.tab)));
   return true;
 }
 

@@ -15,11 +15,24 @@
 #include <vector>
 
 #include "bridge/explorer_types.h"
+#include "explorer/explorer_controller.h"  // ExplorerWidgets
 #include "train/experiment_spec.h"  // ExperimentSpec and its JSON (nlohmann): plain data, no torch
+#include "window_view.h"
+
+class QUndoStack;
 
 namespace poslab::ui {
 
-class MainWindow;
+class TrainingPanel;
+
+// What a session reads and sets: the explorer's state (family, values, each view's settings),
+// the training tab, which tab is shown, and the undo stack a load is recorded on (one step).
+struct SessionParts {
+  ExplorerWidgets explorer;
+  TrainingPanel* training = nullptr;
+  ViewSelector* views = nullptr;
+  QUndoStack* undo = nullptr;  // null: a load is not undoable
+};
 
 inline constexpr const char* kSessionFormat = "poslab-session-1";
 
@@ -59,18 +72,18 @@ nlohmann::json sessionToJson(const SessionState& state);
 bool sessionFromJson(const nlohmann::json& j, SessionState& out, QString* error);
 
 // What the window shows now.
-SessionState captureSession(const MainWindow& window);
+SessionState captureSession(const SessionParts& window);
 // Empty when `state` can be applied to `window` as a whole, else the first problem, naming the
 // field ("explorer.values.gamma = 7 is outside [0, 1] for family jordan-exact").
 // withTraining false: everything but the training setup and trained models.
-QString validateSession(const MainWindow& window, const SessionState& state,
+QString validateSession(const SessionParts& window, const SessionState& state,
                         bool withTraining = true);
 // Validates, then applies everything (training setup first: it is the only step that can refuse,
 // and it refuses without changing anything). With checkpoints (absolute paths) the training tab
 // loads and checks each of them before anything changes, and its runs continue from them.
 // False, with *error and nothing changed, on a problem. With withTraining false the training tab
 // is left exactly as it is (its setup and runs; a lesson step without a training setup).
-bool applySession(MainWindow& window, const SessionState& state, QString* error,
+bool applySession(const SessionParts& window, const SessionState& state, QString* error,
                   bool withTraining = true);
 
 }  // namespace poslab::ui

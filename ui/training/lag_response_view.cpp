@@ -15,6 +15,7 @@
 #include "export/plot_export.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
+#include "tasks/task_info.h"
 
 namespace poslab::ui {
 
@@ -38,7 +39,8 @@ QCPRange symmetricRange(const std::vector<double>& values) {
 }  // namespace
 
 bool LagResponseView::hasLagResponse(const std::string& taskId) {
-  return taskId == "kernel-lm" || taskId == "sector-teacher";
+  const poslab::TaskInfo* info = poslab::findTaskInfo(taskId);
+  return info && info->capabilities.lagResponse;
 }
 
 LagResponseView::LagResponseView(QWidget* parent) : QWidget(parent) {

@@ -1,19 +1,19 @@
 // What a trained kernel-lm / sector-teacher model learned, lag by lag: flip the bit d tokens
 // before the QUERY and watch the answer's margin logit(1) - logit(0) (core's measureLagResponse,
-// on the run's worker thread: TrainingRun::requestLagResponse). The learned response (left axis,
-// logits) is drawn next to the task's kernel K(d) (right axis, its own scale), with a dashed line
-// at the training length, and summarised as `poslab-cli response` does: cosines over all lags,
-// the trained lags and the lags beyond, and the accuracy a linear readout with this kernel would
-// reach. The probe costs seconds at long lengths, so it runs on demand (Measure) and when a run
-// finishes, never on every step.
+// on the run's worker thread: inspection kind "lag-response", bridge/inspect_lag_response.h). The
+// learned response (left axis, logits) is drawn next to the task's kernel K(d) (right axis, its own
+// scale), with a dashed line at the training length, and summarised as `poslab-cli response` does:
+// cosines over all lags, the trained lags and the lags beyond, and the accuracy a linear readout
+// with this kernel would reach. The probe costs seconds at long lengths, so it runs on demand
+// (Measure) and when a run finishes, never on every step.
 #pragma once
 
 #include <QWidget>
 
 #include <vector>
 
-#include "bridge/worker_adapter.h"  // TrainingLagResponse: plain data
-#include "train/train_config.h"     // plain data, no torch
+#include "bridge/inspect_lag_response.h"  // TrainingLagResponse: plain data
+#include "train/train_config.h"           // plain data, no torch
 
 class QComboBox;
 class QCPGraph;

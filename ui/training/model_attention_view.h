@@ -1,7 +1,8 @@
 // Attention of the trained model on one sample input (example 0 of the run's sample stream: at
 // the train length, row 1 of the Samples tab): one layer and head at a time as a heatmap, on a log
 // colour scale like the explorer's map. The maps come from the run's worker thread
-// (TrainingRun::requestAttention); this view only draws them and says which run, length and step.
+// (inspection kind "attention", bridge/inspect_attention.h); this view only draws them and says
+// which run, length and step.
 #pragma once
 
 #include <QStringList>
@@ -9,7 +10,7 @@
 
 #include <vector>
 
-#include "bridge/worker_adapter.h"  // TrainingAttention: plain data
+#include "bridge/inspect_attention.h"  // TrainingAttention: plain data
 
 class QCheckBox;
 class QComboBox;

@@ -1,11 +1,11 @@
 // The training panel's "Frequency usage" tab for PoPE and RoPE runs: one bar per frequency c of the
 // chosen layer (and head, or the heads' mean), each bar the share of the score's mean amplitude
 // mu_q mu_k that frequency carries on sequences of the run's task (core's popeFrequencyUsage,
-// MATH 4.6, on the run's worker thread: TrainingRun::requestPopeUsage), with a dashed line at the
-// even share 1/F and the layer's effective number of frequencies (F: D for PoPE, D/2 for RoPE).
-// The PoPE paper's frequency-usage analysis: does the model use its high frequencies too? Measured
-// on demand (Measure), when a run finishes and when trained models are loaded; switching layer or
-// head redraws the last answer.
+// MATH 4.6, on the run's worker thread: inspection kind "pope-usage", bridge/inspect_pope_usage.h),
+// with a dashed line at the even share 1/F and the layer's effective number of frequencies (F: D
+// for PoPE, D/2 for RoPE). The PoPE paper's frequency-usage analysis: does the model use its high
+// frequencies too? Measured on demand (Measure), when a run finishes and when trained models are
+// loaded; switching layer or head redraws the last answer.
 #pragma once
 
 #include <QWidget>
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "bridge/worker_adapter.h"  // TrainingPopeUsage: plain data
-#include "train/train_config.h"     // plain data, no torch
+#include "bridge/inspect_pope_usage.h"  // TrainingPopeUsage: plain data
+#include "train/train_config.h"         // plain data, no torch
 
 class QComboBox;
 class QCPBars;

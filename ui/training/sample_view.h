@@ -8,7 +8,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "bridge/worker_adapter.h"  // TrainingSamples: plain data
+#include "bridge/inspect_samples.h"  // TrainingSamples: plain data
 
 class QComboBox;
 class QLabel;

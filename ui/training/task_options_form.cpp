@@ -19,6 +19,7 @@
 #include "analysis/target_label.h"
 #include "encodings/params.h"
 #include "math/formula_unicode.h"
+#include "tasks/task_info.h"
 
 namespace poslab::ui {
 
@@ -92,13 +93,12 @@ void TaskOptionsForm::rebuild() {
                              Qt::ToolTipRole);
     }
     kernel_->setCurrentText(QString::fromStdString(config_.kernel));
-    kernel_->setToolTip(config_.id == "kernel-lm"
-                            ? tr("Target lag kernel K(d); also high_jet_rN, N = 1..16")
-                            : tr("Teacher kernel: its sector is what PJ-bias should learn"));
-    form->addRow(config_.id == "kernel-lm" ? tr("kernel") : tr("teacher"), kernel_);
+    const poslab::TaskInfo& info = poslab::taskInfo(config_.id);  // known: it has kernels
+    kernel_->setToolTip(QString::fromStdString(info.kernelHelp));
+    form->addRow(QString::fromStdString(info.kernelLabel), kernel_);
     connect(kernel_, &QComboBox::currentTextChanged, this, [this] { Q_EMIT changed(); });
   }
-  if (config_.id == "byte-lm") {
+  if (const poslab::TaskInfo* info = poslab::findTaskInfo(config_.id); info && info->takesText) {
     auto* row = new QWidget(body_);
     auto* fileLayout = new QHBoxLayout(row);
     fileLayout->setContentsMargins(0, 0, 0, 0);

@@ -178,39 +178,13 @@ void TrainingController::connectRun(TrainingRun* run) {
       },
       Qt::QueuedConnection);
   connect(
-      run, &TrainingRun::attentionReady, this,
-      [this, generation](int index, const TrainingAttention& a) {
+      run, &TrainingRun::inspected, this,
+      [this, generation](int index, const InspectionResult& r) {
         if (generation != generation_) return;  // an answer from runs since replaced
-        attention_.inFlight = false;
-        Q_EMIT attentionReady(index, a);
-        answered(attention_);
-      },
-      Qt::QueuedConnection);
-  connect(
-      run, &TrainingRun::samplesReady, this,
-      [this, generation](int index, const TrainingSamples& samples) {
-        if (generation != generation_) return;
-        samples_.inFlight = false;
-        Q_EMIT samplesReady(index, samples);
-        answered(samples_);
-      },
-      Qt::QueuedConnection);
-  connect(
-      run, &TrainingRun::lagResponseReady, this,
-      [this, generation](int index, const TrainingLagResponse& r) {
-        if (generation != generation_) return;
-        lagResponse_.inFlight = false;
-        Q_EMIT lagResponseReady(index, r);
-        answered(lagResponse_);
-      },
-      Qt::QueuedConnection);
-  connect(
-      run, &TrainingRun::popeUsageReady, this,
-      [this, generation](int index, const TrainingPopeUsage& u) {
-        if (generation != generation_) return;
-        popeUsage_.inFlight = false;
-        Q_EMIT popeUsageReady(index, u);
-        answered(popeUsage_);
+        Throttle& t = throttles_[r.kind];
+        t.inFlight = false;
+        Q_EMIT inspected(index, r);
+        answered(t);
       },
       Qt::QueuedConnection);
   connect(
@@ -229,7 +203,7 @@ void TrainingController::clearRuns() {
   runs_.clear();  // each destructor joins its worker
   ++generation_;  // answers still queued from those runs are dropped
   failPendingSave(tr("the runs were replaced before their checkpoints were saved"));
-  attention_ = samples_ = lagResponse_ = popeUsage_ = Throttle{};
+  throttles_.clear();
   states_.clear();
   lastEval_.clear();
   lastSnapshot_.clear();
@@ -255,34 +229,12 @@ void TrainingController::answered(Throttle& t) {
   throttled(t, std::move(next));
 }
 
-void TrainingController::requestAttention(int index, long long length, long long maxSide) {
+void TrainingController::inspect(int index, const InspectionRequest& request) {
   if (index < 0 || index >= runCount()) return;
-  throttled(attention_, [this, index, length, maxSide] {
-    if (index < runCount()) run(index)->requestAttention(length, maxSide);
-  });
-}
-
-void TrainingController::requestSamples(int index, long long count) {
-  if (index < 0 || index >= runCount()) return;
-  throttled(samples_, [this, index, count] {
-    if (index < runCount())
-      run(index)->requestSamples(count, run(index)->spec().config.task.trainLength);
-  });
-}
-
-void TrainingController::requestLagResponse(int index, long long length, long long samples) {
-  if (index < 0 || index >= runCount()) return;
-  throttled(lagResponse_, [this, index, length, samples] {
+  throttled(throttles_[request.kind], [this, index, request] {
     if (index >= runCount()) return;
-    Q_EMIT lagResponseSent(index);
-    run(index)->requestLagResponse(length, samples);
-  });
-}
-
-void TrainingController::requestPopeUsage(int index, long long length, long long sequences) {
-  if (index < 0 || index >= runCount()) return;
-  throttled(popeUsage_, [this, index, length, sequences] {
-    if (index < runCount()) run(index)->requestPopeUsage(length, sequences);
+    Q_EMIT inspectionSent(index, request.kind);
+    run(index)->inspect(request);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,12 +76,10 @@ class TrainingController : public QObject {
   QString statusText() const { return status_; }
   void setStatus(const QString& text);  // statusChanged
 
-  // Inspection of run `index`'s model, answered by the signals below. Out-of-range runs are
-  // ignored; while one request of a kind is in flight the newest waits.
-  void requestAttention(int index, long long length, long long maxSide);
-  void requestSamples(int index, long long count);  // at the run's train length
-  void requestLagResponse(int index, long long length, long long samples);
-  void requestPopeUsage(int index, long long length, long long sequences);
+  // Inspection of run `index`'s model (bridge/inspection.h), answered by `inspected`.
+  // Out-of-range runs are ignored; while one request of a kind is in flight the newest of that
+  // kind waits, and goes out (inspectionSent) when the answer comes.
+  void inspect(int index, const InspectionRequest& request);
 
   // Checkpoints: see TrainingPanel::saveCheckpoints.
   struct SavedCheckpoint {
@@ -104,11 +103,9 @@ class TrainingController : public QObject {
   // A snapshot went into run `index`'s state; inspect: the model the user looks at changed (the
   // views should ask for fresh maps and samples); finishedNow: the run just took its last step.
   void snapshotApplied(int index, const poslab::Snapshot& snapshot, bool inspect, bool finishedNow);
-  void attentionReady(int index, const poslab::ui::TrainingAttention& attention);
-  void samplesReady(int index, const poslab::ui::TrainingSamples& samples);
-  void lagResponseReady(int index, const poslab::ui::TrainingLagResponse& response);
-  void lagResponseSent(int index);  // a lag response request went to run `index` (it takes seconds)
-  void popeUsageReady(int index, const poslab::ui::TrainingPopeUsage& usage);
+  // A request of `kind` went to run `index` (a waiting one goes when the previous answer came).
+  void inspectionSent(int index, const std::string& kind);
+  void inspected(int index, const poslab::ui::InspectionResult& result);
 
  private:
   struct RunState {
@@ -144,7 +141,7 @@ class TrainingController : public QObject {
   std::vector<std::vector<poslab::EvalResult>> lastEval_;  // per run
   std::vector<poslab::Snapshot> lastSnapshot_;             // per run, latest with a step
   int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
-  Throttle attention_, samples_, lagResponse_, popeUsage_;
+  std::map<std::string, Throttle> throttles_;  // by inspection kind
   QString status_;
   std::unique_ptr<PendingSave> pendingSave_;  // saveCheckpoints in flight
 };

@@ -1,5 +1,6 @@
 #include "training/training_panel.h"
 
+#include <qcustomplot.h>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -145,32 +146,35 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   connect(c, &TrainingController::stepChanged, this,
           [this](long long step) { stepLabel_->setText(tr("step %1").arg(step)); });
   connect(c, &TrainingController::snapshotApplied, this, &TrainingPanel::onSnapshot);
-  connect(c, &TrainingController::attentionReady, this,
-          [this](int index, const TrainingAttention& a) {
-            if (index == attentionView_->run()) attentionView_->showAttention(a);
-          });
-  connect(c, &TrainingController::samplesReady, this,
-          [this](int index, const TrainingSamples& samples) {
-            if (index == sampleView_->run()) sampleView_->showSamples(samples);
-          });
-  // A waiting request goes out after the previous answer was shown: say it is measuring again.
-  connect(c, &TrainingController::lagResponseSent, this, [this](int index) {
-    if (index == lagResponseView_->run()) lagResponseView_->setMeasuring();
+  showInspection_[kAttentionInspection] = [this](int index, const QVariant& v) {
+    if (index == attentionView_->run()) attentionView_->showAttention(v.value<TrainingAttention>());
+  };
+  showInspection_[kSamplesInspection] = [this](int index, const QVariant& v) {
+    if (index == sampleView_->run()) sampleView_->showSamples(v.value<TrainingSamples>());
+  };
+  showInspection_[kLagResponseInspection] = [this](int index, const QVariant& v) {
+    // Only the answer to what the view still asks for (run and probe length).
+    const auto r = v.value<TrainingLagResponse>();
+    if (index == lagResponseView_->run() &&
+        (!r.error.isEmpty() || r.response.length == lagResponseView_->length()))
+      lagResponseView_->showResponse(r);
+  };
+  showInspection_[kPopeUsageInspection] = [this](int index, const QVariant& v) {
+    // Only the answer to what the view still asks for (run and length).
+    const auto u = v.value<TrainingPopeUsage>();
+    if (index == popeUsageView_->run() &&
+        (!u.error.isEmpty() || u.usage.length == popeUsageView_->length()))
+      popeUsageView_->showUsage(u);
+  };
+  connect(c, &TrainingController::inspected, this, [this](int index, const InspectionResult& r) {
+    if (auto show = showInspection_.find(r.kind); show != showInspection_.end())
+      show->second(index, r.value);
   });
-  connect(c, &TrainingController::lagResponseReady, this,
-          [this](int index, const TrainingLagResponse& r) {
-            // Only the answer to what the view still asks for (run and probe length).
-            if (index == lagResponseView_->run() &&
-                (!r.error.isEmpty() || r.response.length == lagResponseView_->length()))
-              lagResponseView_->showResponse(r);
-          });
-  connect(c, &TrainingController::popeUsageReady, this,
-          [this](int index, const TrainingPopeUsage& u) {
-            // Only the answer to what the view still asks for (run and length).
-            if (index == popeUsageView_->run() &&
-                (!u.error.isEmpty() || u.usage.length == popeUsageView_->length()))
-              popeUsageView_->showUsage(u);
-          });
+  // A waiting request goes out after the previous answer was shown: say it is measuring again.
+  connect(c, &TrainingController::inspectionSent, this, [this](int index, const std::string& kind) {
+    if (kind == kLagResponseInspection && index == lagResponseView_->run())
+      lagResponseView_->setMeasuring();
+  });
 }
 
 TrainingPanel::~TrainingPanel() {
@@ -203,7 +207,7 @@ poslab::ExperimentSpec TrainingPanel::runningExperiment() const {
 }
 
 bool TrainingPanel::setExperiment(const poslab::ExperimentSpec& spec, QString* error) {
-  const QString problem = setupProblem(spec);
+  const QString problem = trainingSetupProblem(spec);
   if (!problem.isEmpty()) {
     *error = problem;
     return false;
@@ -225,7 +229,7 @@ void TrainingPanel::loadControls(const poslab::ExperimentSpec& spec) {
 
 bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
                                                  const QStringList& checkpoints, QString* error) {
-  const QString problem = setupProblem(spec);
+  const QString problem = trainingSetupProblem(spec);
   if (!problem.isEmpty()) {
     *error = problem;
     return false;
@@ -318,6 +322,12 @@ void TrainingPanel::replot() {
   distanceView_->replot();
 }
 
+std::vector<QCustomPlot*> TrainingPanel::plots() const {
+  // The views own their plots (one or several each); the panel owns the views.
+  const QList<QCustomPlot*> all = findChildren<QCustomPlot*>();
+  return {all.begin(), all.end()};
+}
+
 void TrainingPanel::showStatus(const QString& text) {
   status_->setText(text);
   Q_EMIT statusMessage(text);
@@ -339,26 +349,35 @@ void TrainingPanel::requestInspection() {
 }
 
 void TrainingPanel::sendAttentionRequest() {
-  controller_->requestAttention(attentionView_->run(), attentionView_->length(),
-                                ModelAttentionView::kMaxSide);
+  controller_->inspect(
+      attentionView_->run(),
+      inspectionRequest(kAttentionInspection,
+                        AttentionArgs{attentionView_->length(), ModelAttentionView::kMaxSide}));
 }
 
 void TrainingPanel::sendSamplesRequest() {
-  controller_->requestSamples(sampleView_->run(), SampleView::kExamples);
+  // Length 0: the run's own train length.
+  controller_->inspect(
+      sampleView_->run(),
+      inspectionRequest(kSamplesInspection, SamplesArgs{SampleView::kExamples, 0}));
 }
 
 void TrainingPanel::sendLagResponseRequest() {
   const int i = lagResponseView_->run();
   if (i < 0 || i >= runCount() || !lagResponseView_->measurable()) return;
   lagResponseView_->setMeasuring();
-  controller_->requestLagResponse(i, lagResponseView_->length(), LagResponseView::kSamples);
+  controller_->inspect(
+      i, inspectionRequest(kLagResponseInspection,
+                           LagResponseArgs{lagResponseView_->length(), LagResponseView::kSamples}));
 }
 
 void TrainingPanel::sendPopeUsageRequest() {
   const int i = popeUsageView_->run();
   if (i < 0 || i >= runCount() || !popeUsageView_->measurable()) return;
   popeUsageView_->setMeasuring();
-  controller_->requestPopeUsage(i, popeUsageView_->length(), PopeUsageView::kSequences);
+  controller_->inspect(
+      i, inspectionRequest(kPopeUsageInspection,
+                           PopeUsageArgs{popeUsageView_->length(), PopeUsageView::kSequences}));
 }
 
 }  // namespace poslab::ui

@@ -17,6 +17,8 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "training/training_controller.h"
 #include "training/training_curves_view.h"
 
+class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -83,20 +86,15 @@ class TrainingPanel : public QWidget {
   poslab::ExperimentSpec experiment() const;
   // Loads a setup into the controls (first seed only; 1-4 families) and drops the current runs.
   // False, with the reason in *error and nothing changed, for an unknown task or family or a
-  // value the controls cannot hold exactly (controlsProblem).
+  // value the controls cannot hold exactly (trainingSetupProblem, training_setup.h).
   bool setExperiment(const poslab::ExperimentSpec& spec, QString* error);
   // The setup the current runs were built from: what they train, whatever the controls say now
   // (a session saved with the trained models, the run report). experiment() without runs.
   poslab::ExperimentSpec runningExperiment() const;
-  // Empty when the controls hold every value of `spec` they show exactly; else the first field
-  // they would clamp or round ("field 'config.model.d_model' = 8192 is outside the training
-  // panel's range [4, 4096]"), named as in a preset file under `prefix` ("training." in a
-  // session). setExperiment refuses such a setup rather than change it silently.
-  QString controlsProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {}) const {
-    return formProblem(spec, prefix);
-  }
   // Rescales and replots now instead of at the next coalescing tick (screenshots).
   void replot();
+  // Every plot of the tab's views, in tab order (the run report's figures).
+  std::vector<QCustomPlot*> plots() const;
 
   // Trained models. A checkpoint (core's poslab-checkpoint-1 file: config, weights, optimiser
   // state, step) continues a run exactly where it was saved.
@@ -181,6 +179,8 @@ class TrainingPanel : public QWidget {
   PopeUsageView* popeUsageView_ = nullptr;
   DistanceAccuracyView* distanceView_ = nullptr;
   QTimer replotTimer_;  // coalesces snapshots: one replot per ~40 ms
+  // Each inspection kind's answer (bridge/inspection.h) to the view that shows it: (run, value).
+  std::map<std::string, std::function<void(int, const QVariant&)>> showInspection_;
 };
 
 }  // namespace poslab::ui

@@ -8,55 +8,21 @@
 #include <climits>
 #include <cmath>
 #include <exception>
-#include <variant>
+#include <functional>
+#include <type_traits>
 
 #include "bridge/catalog.h"
 #include "io/json_fields.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "train/experiment_plan.h"
-#include "train/run_limits.h"
+#include "train/trainable_check.h"
 
 namespace poslab::ui {
 
 namespace {
 
-using nlohmann::json;
 using Settings = TrainingFormSettings;
-
-// One row per value the form shows in a box: where it lives in core's experiment JSON (the key
-// path, as messages name it), where it lives in the form's settings, and the box's range. The
-// rows are in the order the form checks a setup (formProblem). The seed is special: the form
-// shows the experiment's first seed ("seeds"), which the run's config.run.seed follows.
-struct FormField {
-  const char* path;
-  std::variant<long long Settings::*, double Settings::*, uint64_t Settings::*> member;
-  FormRange range;
-};
-
-const std::vector<FormField>& formFields() {
-  static const std::vector<FormField> t = {
-      {"config.run.steps", &Settings::steps, {1, kMaxTrainSteps}},
-      {"config.run.seed", &Settings::seed, {0, 1000000}},
-      {"config.task.train_length", &Settings::trainLength, {kMinTrainLength, kMaxTrainLength}},
-      {"config.optim.batch", &Settings::batch, {1, 4096}},
-      {"config.optim.lr", &Settings::lr, {1e-5, 1}},
-      {"config.model.d_model", &Settings::dModel, {4, 4096}},
-      {"config.model.heads", &Settings::heads, {1, 64}},
-      {"config.model.layers", &Settings::layers, {1, 48}},
-      {"config.optim.position_lr_scale", &Settings::positionLrScale, {0.001, 100000}},
-      {"config.run.eval_every", &Settings::evalEvery, {0, 1000000}},
-      {"config.run.eval_sequences", &Settings::evalSequences, {1, 1000000}},
-  };
-  return t;
-}
-
-// "config.model.d_model" -> "/config/model/d_model"
-json::json_pointer pointer(const std::string& path) {
-  std::string p = "/" + path;
-  std::replace(p.begin(), p.end(), '.', '/');
-  return json::json_pointer(p);
-}
 
 QString outside(const QString& field, const QString& value, double lo, double hi) {
   return QObject::tr("field '%1' = %2 is outside the training panel's range [%3, %4]")
@@ -67,6 +33,86 @@ QString outside(const QString& field, const QString& value, double lo, double hi
 
 QString shortest(double v) {
   return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+// One row per value the form shows in a box: where it lives in the form's settings and in the
+// config (member pointers: the form builds its config as a struct), core's key path (how messages
+// name it, from core's key table) and the box's range: the row's limits in that table
+// (core/train/train_config.cpp, core/model/model_config.cpp), narrowed where a box must be
+// (formFields). The rows are in the order the form checks a setup (formProblem).
+struct FormField {
+  FormMember shown;
+  std::string path;  // "config.model.d_model"
+  FormRange range;
+  std::function<void(const poslab::TrainConfig&, Settings&)> take;  // config -> form
+  std::function<void(const Settings&, poslab::TrainConfig&)> put;   // form -> config
+  // Empty when the box holds the config's value exactly; else why not, naming `field`.
+  std::function<QString(const poslab::TrainConfig&, const QString& field)> problem;
+};
+
+template <class S, class M>
+FormField formField(M Settings::*shown, S poslab::TrainConfig::*part, const char* section,
+                    M S::*member, const std::vector<JsonField<S>>& table,
+                    FormRange narrowed = {-HUGE_VAL, HUGE_VAL}) {
+  const JsonField<S>& row = jsonFieldOf(table, member);
+  const FormRange r{std::max(row.limits.min, narrowed.min), std::min(row.limits.max, narrowed.max)};
+  FormField f;
+  f.shown = shown;
+  f.path = std::string("config.") + section + "." + row.key;
+  f.range = r;
+  f.take = [=](const poslab::TrainConfig& c, Settings& s) { s.*shown = (c.*part).*member; };
+  f.put = [=](const Settings& s, poslab::TrainConfig& c) { (c.*part).*member = s.*shown; };
+  f.problem = [=](const poslab::TrainConfig& c, const QString& field) -> QString {
+    const M v = (c.*part).*member;
+    if constexpr (std::is_floating_point_v<M>) {
+      if (!(v >= r.min && v <= r.max)) return outside(field, shortest(v), r.min, r.max);
+      if (QString::number(v, 'f', kFormDecimals).toDouble() != v)  // what the box keeps
+        return QObject::tr(
+                   "field '%1' = %2 has more digits than the training panel keeps (%3 decimals)")
+            .arg(field, shortest(v))
+            .arg(kFormDecimals);
+    } else if (static_cast<double>(v) < r.min || static_cast<double>(v) > r.max) {
+      return outside(field, QString::number(v), r.min, r.max);
+    }
+    return QString();
+  };
+  return f;
+}
+
+const std::vector<FormField>& formFields() {
+  using poslab::ModelConfig;
+  using poslab::OptimConfig;
+  using poslab::RunConfig;
+  using poslab::TaskConfig;
+  using poslab::TrainConfig;
+  // The form trains at least one step (core also takes 0: evaluate the initial model).
+  constexpr FormRange kAtLeastOneStep{1, HUGE_VAL};
+  // The seed's box holds an int; core takes any 64-bit seed (a preset may name one).
+  constexpr FormRange kSeedBox{0, 1000000};
+  static const std::vector<FormField> t = {
+      formField(&Settings::steps, &TrainConfig::run, "run", &RunConfig::steps, runConfigFields(),
+                kAtLeastOneStep),
+      formField(&Settings::seed, &TrainConfig::run, "run", &RunConfig::seed, runConfigFields(),
+                kSeedBox),
+      formField(&Settings::trainLength, &TrainConfig::task, "task", &TaskConfig::trainLength,
+                taskConfigFields()),
+      formField(&Settings::batch, &TrainConfig::optim, "optim", &OptimConfig::batch,
+                optimConfigFields()),
+      formField(&Settings::lr, &TrainConfig::optim, "optim", &OptimConfig::lr, optimConfigFields()),
+      formField(&Settings::dModel, &TrainConfig::model, "model", &ModelConfig::dModel,
+                modelConfigFields()),
+      formField(&Settings::heads, &TrainConfig::model, "model", &ModelConfig::heads,
+                modelConfigFields()),
+      formField(&Settings::layers, &TrainConfig::model, "model", &ModelConfig::layers,
+                modelConfigFields()),
+      formField(&Settings::positionLrScale, &TrainConfig::optim, "optim",
+                &OptimConfig::positionLrScale, optimConfigFields()),
+      formField(&Settings::evalEvery, &TrainConfig::run, "run", &RunConfig::evalEvery,
+                runConfigFields()),
+      formField(&Settings::evalSequences, &TrainConfig::run, "run", &RunConfig::evalSequences,
+                runConfigFields()),
+  };
+  return t;
 }
 
 // The task's options as its form shows them: integers in spin boxes, switches as check boxes
@@ -94,10 +140,16 @@ QString taskOptionsProblem(const TaskConfig& task, const QString& config) {
 
 }  // namespace
 
-FormRange formRange(const std::string& path) {
+FormRange formRange(FormMember member) {
   for (const FormField& f : formFields())
-    if (path == f.path) return f.range;
+    if (f.shown == member) return f.range;
   return {};  // not a box of the form: callers name only the rows above
+}
+
+std::string formPath(FormMember member) {
+  for (const FormField& f : formFields())
+    if (f.shown == member) return f.path;
+  return {};
 }
 
 std::optional<std::vector<long long>> parseEvalLengths(const QString& text) {
@@ -112,10 +164,8 @@ std::optional<std::vector<long long>> parseEvalLengths(const QString& text) {
 }
 
 TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec) {
-  const json j = experimentToJson(spec);  // core's writer: the values by their key paths
   Settings s;
-  for (const FormField& f : formFields())
-    std::visit([&](auto member) { j.at(pointer(f.path)).get_to(s.*member); }, f.member);
+  for (const FormField& f : formFields()) f.take(spec.base, s);
   s.seed = spec.seeds.empty() ? spec.base.run.seed : spec.seeds.front();
   s.task = spec.base.task.id;
   s.families = spec.families;
@@ -143,40 +193,39 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
       why = QString::fromUtf8(unknown.what());  // keeps the setup's
     }
   }
-  json j = experimentToJson(arranged);  // core's writer; the form's values go in by key path
-  for (const FormField& f : formFields())
-    std::visit([&](auto member) { j[pointer(f.path)] = form.*member; }, f.member);
-  const json setupLengths = j["config"]["run"]["eval_lengths"];
+  // The form's values go into the config struct; core's key tables (TrainConfig::checkFields, the
+  // limits its reader checks in a file) then refuse what they would refuse in a file.
+  poslab::ExperimentSpec e = arranged;
+  poslab::TrainConfig& c = e.base;
+  for (const FormField& f : formFields()) f.put(form, c);
   if (auto lengths = parseEvalLengths(form.evalLengths))
-    j["config"]["run"]["eval_lengths"] = *lengths;
+    c.run.evalLengths = *lengths;
   else
     why = QObject::tr("eval lengths '%1' is not a list of positive integers (e.g. 64,256,1024)")
               .arg(form.evalLengths);
-  j["config"]["run"]["device"] = form.device;
-  json& task = j["config"]["task"];
-  task["id"] = form.task;
+  c.run.device = form.device;
+  c.task.id = form.task;
   const TaskOptionValues& options = form.taskOptions;
   if (!options.error.isEmpty()) {
     if (why.isEmpty()) why = options.error;
   } else if (options.taskId == form.task) {
-    if (options.kernel) task["kernel"] = *options.kernel;
-    if (options.textFile) task["text_file"] = *options.textFile;
-    task["options"] = options.options;
+    if (options.kernel) c.task.kernel = *options.kernel;
+    if (options.textFile) c.task.textFile = *options.textFile;
+    c.task.options = options.options;
   }
-
-  // Core's strict reader: every value of its type and within core's limits. The form's ranges lie
-  // within them; only typed eval lengths can fall outside ([2, 2^20]): they keep the setup's then.
-  poslab::ExperimentSpec e = arranged;
+  // The form's ranges lie within core's limits; only typed eval lengths can fall outside
+  // ([2, 2^20]): they keep the setup's then.
+  const JsonPath at{"", "config"};
   try {
-    readTrainConfig(j.at("config"), JsonPath{"", "config"}, e.base);
+    c.checkFields(at);
   } catch (const std::exception& refused) {
     if (why.isEmpty()) why = QString::fromUtf8(refused.what());
-    j["config"]["run"]["eval_lengths"] = setupLengths;
+    c.run.evalLengths = arranged.base.run.evalLengths;
     try {
-      readTrainConfig(j.at("config"), JsonPath{"", "config"}, e.base);
+      c.checkFields(at);
     } catch (const std::exception&) {
-      e.base = arranged.base;  // a value of the setup's own that core refuses (a setup made in
-                               // code): nothing of the form can run with it; `why` says why
+      c = arranged.base;  // a value of the setup's own that core refuses (a setup made in code):
+                          // nothing of the form can run with it; `why` says why
     }
   }
   if (form.task != setup.base.task.id) e.variants.clear();  // the setup's variants are its task's
@@ -187,48 +236,57 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
 }
 
 QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
-  const QString config = prefix + QStringLiteral("config.");
-  const json j = experimentToJson(spec);
   for (const FormField& f : formFields()) {
-    const double lo = f.range.min, hi = f.range.max;
-    const QString field = prefix + f.path;
     QString problem;
-    if (std::holds_alternative<uint64_t Settings::*>(f.member)) {  // the seed
+    if (f.shown == FormMember(&Settings::seed)) {  // the form shows the experiment's first seed
       const bool listed = !spec.seeds.empty();
       const uint64_t seed = listed ? spec.seeds.front() : spec.base.run.seed;
-      if (seed > static_cast<uint64_t>(hi))
-        problem =
-            outside(prefix + (listed ? "seeds" : "config.run.seed"), QString::number(seed), lo, hi);
-    } else if (std::holds_alternative<long long Settings::*>(f.member)) {
-      const long long v = j.at(pointer(f.path)).get<long long>();
-      if (v < lo || v > hi) problem = outside(field, QString::number(v), lo, hi);
+      if (seed > static_cast<uint64_t>(f.range.max))
+        problem = outside(prefix + (listed ? "seeds" : "config.run.seed"), QString::number(seed),
+                          f.range.min, f.range.max);
     } else {
-      const double v = j.at(pointer(f.path)).get<double>();
-      if (!(v >= lo && v <= hi))
-        problem = outside(field, shortest(v), lo, hi);
-      else if (QString::number(v, 'f', kFormDecimals).toDouble() != v)  // what the box keeps
-        problem = QObject::tr(
-                      "field '%1' = %2 has more digits than the training panel keeps (%3 "
-                      "decimals)")
-                      .arg(field, shortest(v))
-                      .arg(kFormDecimals);
+      problem = f.problem(spec.base, prefix + QString::fromStdString(f.path));
     }
     if (!problem.isEmpty()) return problem;
   }
-  return taskOptionsProblem(spec.base.task, config);
+  return taskOptionsProblem(spec.base.task, prefix + QStringLiteral("config."));
 }
 
-QString setupProblem(const poslab::ExperimentSpec& spec) {
+QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& prefix,
+                             bool checkRuns) {
+  auto q = [](const std::string& s) { return QString::fromStdString(s); };
   const auto tasks = trainingTaskIds();
-  if (std::find(tasks.begin(), tasks.end(), spec.base.task.id) == tasks.end())
-    return QObject::tr("unknown task '%1'").arg(QString::fromStdString(spec.base.task.id));
-  if (spec.families.empty() || spec.families.size() > kMaxTrainingFamilies)
-    return QObject::tr("a training setup needs 1 to %1 families (it has %2)")
-        .arg(kMaxTrainingFamilies)
-        .arg(spec.families.size());
+  if (std::find(tasks.begin(), tasks.end(), spec.base.task.id) == tasks.end()) {
+    QStringList known;
+    for (const auto& t : tasks) known << q(t);
+    return QObject::tr("field '%1config.task.id': unknown task '%2' (known: %3)")
+        .arg(prefix, q(spec.base.task.id), known.join(", "));
+  }
+  if (spec.families.empty() || spec.families.size() > static_cast<size_t>(kMaxTrainingFamilies))
+    return QObject::tr("field '%1families' has %2 families; the training tab trains 1 to %3")
+        .arg(prefix)
+        .arg(spec.families.size())
+        .arg(kMaxTrainingFamilies);
   for (const auto& f : spec.families)
-    if (!findFamily(f)) return QObject::tr("unknown family '%1'").arg(QString::fromStdString(f));
-  return formProblem(spec);
+    if (!findFamily(f))
+      return QObject::tr("field '%1families': unknown family '%2'").arg(prefix, q(f));
+  for (const auto& [f, params] : spec.familyParams)
+    if (!findFamily(f))
+      return QObject::tr("field '%1family_params': unknown family '%2'").arg(prefix, q(f));
+  // Everything the runs need (task kernels, options and text file, family parameters, pins,
+  // evaluation lengths against the budget, the device), named by field.
+  if (checkRuns) {
+    try {
+      std::string at = prefix.toStdString();
+      if (!at.empty() && at.back() == '.') at.pop_back();
+      checkTrainable(spec, JsonPath{"", at});
+    } catch (const std::exception& ex) {
+      return QString::fromUtf8(ex.what());
+    }
+  }
+  // Every value the form's controls hold, within their ranges and to their precision: a value
+  // they would clamp or round is refused rather than silently changed.
+  return formProblem(spec, prefix);
 }
 
 std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setup,

@@ -1,10 +1,10 @@
 // The training tab's setup without widgets: what the setup form holds (TrainingFormSettings, plain
-// values), the form's ranges (one table, kFormFields in training_setup.cpp, keyed by the path of
-// each value in core's experiment JSON), and the mapping between the form and the experiment. The
-// mapping writes the form's values into core's JSON form of the setup (experimentToJson) and reads
-// the config back with core's strict reader (readTrainConfig), so that no key is typed here twice
-// and every value the form gives passes core's own limits. Widget-free: the run controller and its
-// tests use it as the form does.
+// values), the form's ranges (formFields in training_setup.cpp: one row per box, its range taken
+// from core's key tables, core/train/train_config.cpp and core/model/model_config.cpp), the
+// mapping between the form and the experiment (the form's values go into the config struct by
+// member, then core's TrainConfig::checkFields applies the limits its reader applies to a file),
+// and the one check of a setup the tab is given (trainingSetupProblem). Widget-free: the run
+// controller and its tests use it as the form does.
 #pragma once
 
 #include <QString>
@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "bridge/worker_adapter.h"  // TrainingRunSpec: torch-free
@@ -63,9 +64,15 @@ struct FormRange {
   double min = 0;
   double max = 0;
 };
-// The range of the form's value at `path` in core's experiment JSON ("config.model.d_model",
-// "config.run.seed"); the form sets its boxes from it and formProblem checks a setup against it.
-FormRange formRange(const std::string& path);
+// A value the form shows in a box.
+using FormMember = std::variant<long long TrainingFormSettings::*, double TrainingFormSettings::*,
+                                uint64_t TrainingFormSettings::*>;
+// The range of that box: core's limits for the value (its key table's row), narrowed where the box
+// must be (at least one step; a seed an int holds). The form sets its boxes from it and
+// formProblem checks a setup against it. {0, 0} for a member the form shows in no box.
+FormRange formRange(FormMember member);
+// The value's key path in core's experiment JSON, as messages name it ("config.model.d_model").
+std::string formPath(FormMember member);
 
 // The settings that show `spec` (its first seed; the task options from spec.base.task).
 TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec);
@@ -85,8 +92,14 @@ std::optional<std::vector<long long>> parseEvalLengths(const QString& text);
 // clamp or round ("field 'config.model.d_model' = 8192 is outside the training panel's range
 // [4, 4096]"), named as in a preset file under `prefix` ("training." in a session).
 QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {});
-// formProblem, after the checks the form's lists make: a known task, 1-4 known families.
-QString setupProblem(const poslab::ExperimentSpec& spec);
+// The one check of a setup the training tab is given (a preset, a session, a lesson step): empty,
+// or the first problem, its field named as in a preset file under `prefix` ("training." in a
+// session): a task the tab lists, 1-4 known families and known families in family_params; with
+// `checkRuns` everything core's checkTrainable asks of the runs (kernels, options, text file,
+// parameters, pins, evaluation budgets, device: a session is refused at load, not at Play); and
+// formProblem.
+QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {},
+                             bool checkRuns = false);
 
 // The runs the form describes on top of `setup`: one per checked family (in the family list's
 // order), planned as the CLI plans them (planExperiment) with the form's one seed and task. Empty,

@@ -43,10 +43,10 @@ class PreciseSpinBox : public QDoubleSpinBox {
   }
 };
 
-// A spin box for the form's value at `path` in the experiment JSON, with the range formRange has.
-QSpinBox* makeSpin(QWidget* parent, const char* name, const char* path, int value,
+// A spin box for the form's value `member`, with the range formRange gives it (core's limits).
+QSpinBox* makeSpin(QWidget* parent, const char* name, FormMember member, int value,
                    const QString& tip = {}) {
-  const FormRange r = formRange(path);
+  const FormRange r = formRange(member);
   auto* box = new QSpinBox(parent);
   box->setObjectName(name);
   box->setRange(static_cast<int>(r.min), static_cast<int>(r.max));
@@ -55,8 +55,8 @@ QSpinBox* makeSpin(QWidget* parent, const char* name, const char* path, int valu
   return box;
 }
 
-QDoubleSpinBox* makeReal(QWidget* parent, const char* name, const char* path, double value) {
-  const FormRange r = formRange(path);
+QDoubleSpinBox* makeReal(QWidget* parent, const char* name, FormMember member, double value) {
+  const FormRange r = formRange(member);
   auto* box = new PreciseSpinBox(parent);
   box->setObjectName(name);
   box->setRange(r.min, r.max);
@@ -94,30 +94,30 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   families_->setMaximumHeight(kFamilyListHeight);
   form->addRow(tr("families"), families_);
 
-  steps_ = makeSpin(this, "steps", "config.run.steps", static_cast<int>(defaults.steps));
+  steps_ = makeSpin(this, "steps", &TrainingFormSettings::steps, static_cast<int>(defaults.steps));
   form->addRow(tr("steps"), steps_);
-  lr_ = makeReal(this, "lr", "config.optim.lr", defaults.lr);
+  lr_ = makeReal(this, "lr", &TrainingFormSettings::lr, defaults.lr);
   lr_->setSingleStep(1e-4);
   form->addRow(tr("peak lr"), lr_);
-  seed_ = makeSpin(this, "seed", "config.run.seed", static_cast<int>(defaults.seed));
+  seed_ = makeSpin(this, "seed", &TrainingFormSettings::seed, static_cast<int>(defaults.seed));
   form->addRow(tr("seed"), seed_);
-  trainLength_ = makeSpin(this, "trainLength", "config.task.train_length",
+  trainLength_ = makeSpin(this, "trainLength", &TrainingFormSettings::trainLength,
                           static_cast<int>(defaults.trainLength));
   form->addRow(tr("train length"), trainLength_);
   formMinLength_ = trainLength_->minimum();
-  batch_ = makeSpin(this, "batch", "config.optim.batch", static_cast<int>(defaults.batch));
+  batch_ = makeSpin(this, "batch", &TrainingFormSettings::batch, static_cast<int>(defaults.batch));
   form->addRow(tr("batch"), batch_);
   evalLengths_ = new QLineEdit(defaults.evalLengths, this);
   evalLengths_->setObjectName("evalLengths");
   evalLengths_->setToolTip(tr("Comma-separated evaluation lengths, e.g. 64,256,1024"));
   form->addRow(tr("eval lengths"), evalLengths_);
-  evalEvery_ =
-      makeSpin(this, "evalEvery", "config.run.eval_every", static_cast<int>(defaults.evalEvery),
-               tr("Evaluate (and refresh the maps and samples) every N steps; 0: at the end"));
+  evalEvery_ = makeSpin(
+      this, "evalEvery", &TrainingFormSettings::evalEvery, static_cast<int>(defaults.evalEvery),
+      tr("Evaluate (and refresh the maps and samples) every N steps; 0: at the end"));
   evalEvery_->setSpecialValueText(tr("at the end"));
   form->addRow(tr("eval every"), evalEvery_);
   evalSequences_ =
-      makeSpin(this, "evalSequences", "config.run.eval_sequences",
+      makeSpin(this, "evalSequences", &TrainingFormSettings::evalSequences,
                static_cast<int>(defaults.evalSequences), tr("Sequences per evaluation length"));
   form->addRow(tr("eval sequences"), evalSequences_);
   device_ = new QComboBox(this);
@@ -131,13 +131,14 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
 
   auto* modelBox = new QGroupBox(tr("model"), this);
   auto* modelForm = new QFormLayout(modelBox);
-  dModel_ = makeSpin(modelBox, "dModel", "config.model.d_model", static_cast<int>(defaults.dModel),
-                     tr("Residual width C; must be a multiple of heads"));
-  heads_ = makeSpin(modelBox, "heads", "config.model.heads", static_cast<int>(defaults.heads),
-                    tr("Attention heads H; head size C / H"));
-  layers_ = makeSpin(modelBox, "layers", "config.model.layers", static_cast<int>(defaults.layers),
-                     tr("Transformer blocks"));
-  positionLrScale_ = makeReal(modelBox, "positionLrScale", "config.optim.position_lr_scale",
+  dModel_ =
+      makeSpin(modelBox, "dModel", &TrainingFormSettings::dModel, static_cast<int>(defaults.dModel),
+               tr("Residual width C; must be a multiple of heads"));
+  heads_ = makeSpin(modelBox, "heads", &TrainingFormSettings::heads,
+                    static_cast<int>(defaults.heads), tr("Attention heads H; head size C / H"));
+  layers_ = makeSpin(modelBox, "layers", &TrainingFormSettings::layers,
+                     static_cast<int>(defaults.layers), tr("Transformer blocks"));
+  positionLrScale_ = makeReal(modelBox, "positionLrScale", &TrainingFormSettings::positionLrScale,
                               defaults.positionLrScale);
   positionLrScale_->setToolTip(tr("Position parameters (γ, η, gates, …) train at lr times this"));
   architecture_ = new QComboBox(modelBox);

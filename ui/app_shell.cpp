@@ -1,0 +1,151 @@
+#include "app_shell.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMenu>
+#include <QTabWidget>
+#include <QUndoStack>
+
+#include "error_report.h"
+#include "explorer/explorer_controller.h"
+#include "help/view_help.h"
+#include "lessons/lesson_panel.h"
+#include "lessons/lesson_player.h"
+#include "main_window.h"
+#include "menus/file_menu.h"
+#include "menus/lesson_menus.h"
+#include "menus/presets_menu.h"
+#include "menus/window_commands.h"
+#include "presentation/presentation_mode.h"
+#include "training/training_panel.h"
+#include "undo/parameter_undo.h"
+
+namespace poslab::ui {
+
+namespace {
+constexpr int kPresetNoteMs = 15000;  // the note on what of a preset runs stays this long
+}  // namespace
+
+AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
+  MainWindow* w = window_.get();
+  TrainingPanel* training = w->trainingPanel();
+  explorer_ = new ExplorerController(w->explorerWidgets(), w);
+  QObject::connect(w->tabs(), &QTabWidget::currentChanged, explorer_, [this] {
+    const WindowView v = window_->currentView();
+    explorer_->setCurrentView(v == WindowView::Training
+                                  ? std::nullopt
+                                  : std::optional<ExplorerView>(static_cast<ExplorerView>(v)));
+  });
+  QObject::connect(training, &TrainingPanel::statusMessage, w,
+                   [w](const QString& m) { showStatus(w, m); });
+  explorer_->setCurrentView(ExplorerView::Kernel);
+  undo_ = new ParameterUndo(w->parameters(), w);
+
+  LessonTargets lessonTargets{sessionParts(),
+                              [training](int view) { training->viewTabs()->setCurrentIndex(view); },
+                              [training] { training->play(); }};
+  lessons_ = new LessonPlayer(lessonTargets, w, w);
+  lessonPanel_ = new LessonPanel(lessons_, w->lessonDock());
+  w->lessonDock()->setWidget(lessonPanel_);
+
+  QStringList titles;
+  for (int i = 0; i < kWindowViewCount; ++i) titles << w->tabs()->tabText(i);
+  actions_ = buildMenuBar(w, undo_->stack(), w->lessonDock()->toggleViewAction(), titles);
+  sessions_ = new SessionController(w, sessionParts(), actions_.recent, w->keptSplitters());
+  commands_ = new WindowCommands(w, w, w->explorerWidgets(), training);
+  presentation_ =
+      new PresentationMode(w, {w->leftColumn(), training->setupArea()}, lessons_, w->caption());
+  wireMenus();
+}
+
+AppShell::~AppShell() = default;
+
+QUndoStack* AppShell::undoStack() const {
+  return undo_->stack();
+}
+
+SessionParts AppShell::sessionParts() const {
+  return {window_->explorerWidgets(), window_->trainingPanel(), window_.get(),
+          undo_ ? undo_->stack() : nullptr};
+}
+
+bool AppShell::loadPreset(const QString& nameOrPath, QString* error, QString* note) {
+  return loadPresetIntoTraining(window_->trainingPanel(), window_.get(), nameOrPath, error, note);
+}
+
+void AppShell::wireMenus() {
+  MainWindow* w = window_.get();
+  TrainingPanel* training = w->trainingPanel();
+  const MenuActions& m = actions_;
+  auto on = [](QAction* action, auto* receiver, auto slot) {
+    QObject::connect(action, &QAction::triggered, receiver, slot);
+  };
+
+  on(m.openSession, sessions_, &SessionController::open);
+  on(m.openLesson, w, [this] { openLessonFile(window_.get(), lessons_, window_->lessonDock()); });
+  on(m.saveSession, sessions_, &SessionController::save);
+  on(m.saveSessionAs, sessions_, &SessionController::saveAs);
+  on(m.saveSessionWithModels, sessions_, &SessionController::saveWithModelsAs);
+  on(m.copyState, sessions_, &SessionController::copyState);
+  on(m.pasteState, sessions_, &SessionController::pasteState);
+  on(m.exportImage, commands_, &WindowCommands::exportCurrentImage);
+  on(m.exportData, commands_, &WindowCommands::exportCurrentData);
+  on(m.exportReport, commands_, &WindowCommands::exportRunReport);
+  on(m.quit, w, &QWidget::close);
+
+  fillPresetsMenu(m.presets, [this](const QString& name) {
+    QString error, note;
+    if (!loadPreset(name, &error, &note)) {
+      showError(window_.get(), {QObject::tr("Cannot load preset"), error},
+                QStringLiteral("presetError"));
+      return;
+    }
+    window_->trainingPanel()->play();
+    showStatus(window_.get(), note, kPresetNoteMs);
+  });
+
+  for (int i = 0; i < kWindowViewCount; ++i)
+    on(m.views[static_cast<size_t>(i)], w, [w, i] { w->showView(static_cast<WindowView>(i)); });
+  on(m.presentation, presentation_, &PresentationMode::toggle);
+  on(m.leavePresentation, presentation_, &PresentationMode::leave);
+  QObject::connect(presentation_, &PresentationMode::activeChanged, m.presentation,
+                   &QAction::setChecked);
+  QObject::connect(presentation_, &PresentationMode::activeChanged, m.leavePresentation,
+                   &QAction::setEnabled);
+
+  on(m.playPause, training, [training] {
+    if (training->isPlaying())
+      training->pause();
+    else
+      training->play();
+  });
+  on(m.step, training, &TrainingPanel::stepOnce);
+  on(m.reset, training, &TrainingPanel::reset);
+
+  on(m.shortcuts, commands_, [this] { commands_->showShortcutsDialog(); });
+  on(m.whatAmILookingAt, w, [w] { showViewHelp(w, w->currentView()); });
+
+  on(m.lessonNext, lessons_, &LessonPlayer::next);
+  on(m.lessonBack, lessons_, &LessonPlayer::back);
+  // Only while a lesson is open: otherwise the keys stay with lists and text fields.
+  auto enable = [this] {
+    actions_.lessonNext->setEnabled(lessons_->isOpen());
+    actions_.lessonBack->setEnabled(lessons_->isOpen());
+  };
+  QObject::connect(lessons_, &LessonPlayer::stepShown, w, enable);
+  QObject::connect(lessons_, &LessonPlayer::closed, w, enable);
+  enable();
+
+  QObject::connect(w->tabs(), &QTabWidget::currentChanged, w, [this] { onViewChanged(); });
+  onViewChanged();
+}
+
+void AppShell::onViewChanged() {
+  const WindowView v = window_->currentView();
+  actions_.views[static_cast<size_t>(v)]->setChecked(true);
+  const bool training = v == WindowView::Training;
+  for (QAction* a : {actions_.playPause, actions_.step, actions_.reset}) a->setEnabled(training);
+  actions_.exportData->setEnabled(!training);
+}
+
+}  // namespace poslab::ui

@@ -1,0 +1,72 @@
+// The composition root of the desktop application: builds the window (widgets and layout,
+// main_window.h), the controllers that drive it (the explorer's, sessions, lessons, presentation
+// mode, the menus' commands), the menu bar (menu_bar.h, typed actions) and the undo stack of the
+// explorer's parameters, and wires them. Each part gets the narrow view of the others it needs,
+// never the window as a whole: sessions the explorer's widgets, the training tab, the tab switch
+// and the undo stack; lessons the same plus the training tab's view and Play; presentation mode
+// the setup areas it folds; the run report its plots and the running experiment.
+//
+// The application, `poslab --screenshot`, the GUI tests and the GUI benchmark build one AppShell
+// each; nothing else constructs a MainWindow.
+#pragma once
+
+#include <QString>
+
+#include <memory>
+
+#include "menus/menu_bar.h"
+#include "session/session_state.h"
+
+class QUndoStack;
+
+namespace poslab::ui {
+
+class MainWindow;
+class ExplorerController;
+class SessionController;
+class LessonPlayer;
+class LessonPanel;
+class PresentationMode;
+class ParameterUndo;
+class TrainingPanel;
+class WindowCommands;
+
+class AppShell {
+ public:
+  AppShell();
+  ~AppShell();
+  AppShell(const AppShell&) = delete;
+  AppShell& operator=(const AppShell&) = delete;
+
+  MainWindow& window() const { return *window_; }
+  ExplorerController* explorer() const { return explorer_; }
+  SessionController* sessions() const { return sessions_; }
+  LessonPlayer* lessons() const { return lessons_; }
+  LessonPanel* lessonPanel() const { return lessonPanel_; }
+  PresentationMode* presentation() const { return presentation_; }
+  WindowCommands* commands() const { return commands_; }
+  ParameterUndo* undo() const { return undo_; }
+  QUndoStack* undoStack() const;
+  const MenuActions& actions() const { return actions_; }
+  // What sessions (and lesson steps) capture and set.
+  SessionParts sessionParts() const;
+
+  // Loads a preset into the training tab and shows it (presets_menu.h).
+  bool loadPreset(const QString& nameOrPath, QString* error, QString* note);
+
+ private:
+  void wireMenus();
+  void onViewChanged();
+
+  std::unique_ptr<MainWindow> window_;
+  ExplorerController* explorer_ = nullptr;  // children of the window, as all the parts below
+  ParameterUndo* undo_ = nullptr;
+  SessionController* sessions_ = nullptr;
+  LessonPlayer* lessons_ = nullptr;
+  LessonPanel* lessonPanel_ = nullptr;
+  PresentationMode* presentation_ = nullptr;
+  WindowCommands* commands_ = nullptr;
+  MenuActions actions_;
+};
+
+}  // namespace poslab::ui
