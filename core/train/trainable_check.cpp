@@ -187,7 +187,10 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     // The PJ sector choices of this variant, per family (the "auto" inits read its teacher).
     const JsonPath modelAt =
         variants[v].count("sectors") ? paths.variantAt.key("sectors") : config.key("model");
+    const bool pjChoices = !cfg.model.pjSectors.empty() || cfg.model.pjGateInit != "uniform" ||
+                           cfg.model.pjOrderInit != "uniform";
     for (const std::string& family : spec.families) {
+      if (!pjChoices || family != "pj-bias") continue;  // the family checks below name the field
       TrainConfig c = cfg;
       c.model.family = family;
       if (auto fp = spec.familyParams.find(family); fp != spec.familyParams.end())

@@ -257,8 +257,8 @@ TEST(PjPhaseC, MedianThresholdBalancesEachBatch) {
   const double median = sorted[(B - 1) / 2];  // torch.median: the lower middle value
   long long ones = 0;
   for (long long i = 0; i < B; ++i) {
-    EXPECT_EQ(b.targets[i][T - 1].item<long long>(), scores[i] > median ? 1 : 0) << i;
-    ones += b.targets[i][T - 1].item<long long>();
+    EXPECT_EQ(b.targets[i][T - 1].item<int64_t>(), scores[i] > median ? 1 : 0) << i;
+    ones += b.targets[i][T - 1].item<int64_t>();
   }
   EXPECT_EQ(ones, 4);  // 9 distinct scores: the 4 above the 5th
   t.options["median_threshold"] = 2;
