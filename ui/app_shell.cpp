@@ -4,10 +4,12 @@
 #include <QDockWidget>
 #include <QMenu>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUndoStack>
 
 #include "error_report.h"
 #include "explorer/explorer_controller.h"
+#include "explorer/parameter_panel.h"
 #include "help/view_help.h"
 #include "lessons/lesson_panel.h"
 #include "lessons/lesson_player.h"
@@ -17,13 +19,16 @@
 #include "menus/presets_menu.h"
 #include "menus/window_commands.h"
 #include "presentation/presentation_mode.h"
+#include "session/explorer_training_link.h"
+#include "training/explorer_link_row.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
 
 namespace poslab::ui {
 
 namespace {
-constexpr int kPresetNoteMs = 15000;  // the note on what of a preset runs stays this long
+constexpr int kNoteMs =
+    15000;  // a note on what a command did (a preset, Show in Explorer) stays this long
 }  // namespace
 
 AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
@@ -73,6 +78,46 @@ bool AppShell::loadPreset(const QString& nameOrPath, QString* error, QString* no
   return loadPresetIntoTraining(window_->trainingPanel(), window_.get(), nameOrPath, error, note);
 }
 
+bool AppShell::trainFromHere(QString* error) {
+  ParameterPanel* explorer = window_->parameters();
+  TrainingPanel* training = window_->trainingPanel();
+  const poslab::ExperimentSpec spec =
+      trainFromExplorer(training->experiment(), explorer->familyId(), explorer->values());
+  if (!training->setExperiment(spec, error)) return false;
+  window_->showView(WindowView::Training);
+  return true;
+}
+
+bool AppShell::showRunInExplorer(int run, int head, QString* error) {
+  TrainingPanel* training = window_->trainingPanel();
+  if (run < 0 || run >= training->runCount()) {
+    *error = QObject::tr("no training run to show: press Play or Step in the training tab first");
+    return false;
+  }
+  const std::string family = training->runFamily(run);
+  const poslab::ExperimentSpec ran = training->runningExperiment();
+  const auto start = ran.familyParams.find(family);
+  const ExplorerValues shown = explorerValuesFromRun(
+      family, ran.base.model.heads, head,
+      start == ran.familyParams.end() ? std::map<std::string, double>{} : start->second,
+      training->lastSnapshot(run));
+  if (!shown.error.isEmpty()) {
+    *error = QObject::tr("run %1 (%2): %3")
+                 .arg(run + 1)
+                 .arg(QString::fromStdString(family))
+                 .arg(shown.error);
+    return false;
+  }
+  ParameterPanel* explorer = window_->parameters();
+  undo_->stack()->beginMacro(QObject::tr("Show run in explorer"));
+  explorer->setFamily(family);
+  for (const auto& [name, value] : shown.values) explorer->setValue(name, value);
+  undo_->stack()->endMacro();
+  window_->showView(WindowView::Kernel);
+  showStatus(window_.get(), shown.note, kNoteMs);
+  return true;
+}
+
 void AppShell::wireMenus() {
   MainWindow* w = window_.get();
   TrainingPanel* training = w->trainingPanel();
@@ -101,7 +146,7 @@ void AppShell::wireMenus() {
       return;
     }
     window_->trainingPanel()->play();
-    showStatus(window_.get(), note, kPresetNoteMs);
+    showStatus(window_.get(), note, kNoteMs);
   });
 
   for (int i = 0; i < kWindowViewCount; ++i)
@@ -121,6 +166,22 @@ void AppShell::wireMenus() {
   });
   on(m.step, training, &TrainingPanel::stepOnce);
   on(m.reset, training, &TrainingPanel::reset);
+  on(m.trainFromHere, w, [this] {
+    QString error;
+    if (!trainFromHere(&error))
+      showError(window_.get(), {QObject::tr("Cannot train from here"), error},
+                QStringLiteral("trainFromHereError"));
+  });
+  on(m.showInExplorer, w, [this] {
+    QString error;
+    const ExplorerLinkRow* link = window_->trainingPanel()->explorerLink();
+    if (!showRunInExplorer(link->run(), link->head(), &error))
+      showError(window_.get(), {QObject::tr("Cannot show the run in the explorer"), error},
+                QStringLiteral("showInExplorerError"));
+  });
+
+  w->trainFromHereButton()->setDefaultAction(m.trainFromHere);
+  training->explorerLink()->button()->setDefaultAction(m.showInExplorer);
 
   on(m.shortcuts, commands_, [this] { commands_->showShortcutsDialog(); });
   on(m.whatAmILookingAt, w, [w] { showViewHelp(w, w->currentView()); });
@@ -146,6 +207,8 @@ void AppShell::onViewChanged() {
   const bool training = v == WindowView::Training;
   for (QAction* a : {actions_.playPause, actions_.step, actions_.reset}) a->setEnabled(training);
   actions_.exportData->setEnabled(!training);
+  actions_.trainFromHere->setEnabled(!training);
+  actions_.showInExplorer->setEnabled(training);
 }
 
 }  // namespace poslab::ui

@@ -53,6 +53,16 @@ class AppShell {
 
   // Loads a preset into the training tab and shows it (presets_menu.h).
   bool loadPreset(const QString& nameOrPath, QString* error, QString* note);
+  // Training > Train from Here: the training tab set to the explorer's family, its values as the
+  // run's family parameters, and shown; the runs start at Play. False with *error (nothing
+  // changed) when the training tab refuses the setup.
+  bool trainFromHere(QString* error);
+  // Training > Show in Explorer: the explorer set to run `run`'s family and learned values (the
+  // mean over layers, then over every head for `head` -1, else head `head`'s own, over the values
+  // the run started from) and the kernel tab shown; one undo step. False with *error when there
+  // is no such run or it has not reported its parameters yet. The menu takes the run and head
+  // the training tab's "learned:" row shows (training/explorer_link_row.h).
+  bool showRunInExplorer(int run, int head, QString* error);
 
  private:
   void wireMenus();

@@ -6,6 +6,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "explorer/attention_view.h"
@@ -28,12 +29,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* left = new QSplitter(Qt::Vertical, split);
   left->setObjectName("leftSplitter");
   leftSplitter_ = left;
-  auto* scroll = new QScrollArea(left);
+  auto* top = new QWidget(left);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea(top);
   scroll->setWidgetResizable(true);
   explorer_.parameters = new ParameterPanel(scroll);
   scroll->setWidget(explorer_.parameters);
+  trainFromHere_ = new QToolButton(top);
+  trainFromHere_->setObjectName("trainFromHereButton");
+  topLayout->addWidget(scroll, 1);
+  topLayout->addWidget(trainFromHere_, 0, Qt::AlignRight);
   explorer_.formula = new FormulaPanel(left);
-  left->addWidget(scroll);
+  left->addWidget(top);
   left->addWidget(explorer_.formula);
   left->setStretchFactor(0, 3);
   left->setStretchFactor(1, 2);

@@ -19,6 +19,7 @@ class QDockWidget;
 class QLabel;
 class QSplitter;
 class QTabWidget;
+class QToolButton;
 
 namespace poslab::ui {
 
@@ -57,6 +58,8 @@ class MainWindow : public QMainWindow, public ViewSelector {
   QDockWidget* lessonDock() const { return lessonDock_; }
   // The caption under the views (object name "presentationCaption", presentation mode only).
   QLabel* caption() const { return caption_; }
+  // Under the parameters: the Training menu's Train from Here (the shell sets its action).
+  QToolButton* trainFromHereButton() const { return trainFromHere_; }
   // The splitters whose sizes are kept across runs (menus/file_menu.cpp), each with the name its
   // sizes are saved under.
   std::vector<std::pair<QString, QSplitter*>> keptSplitters() const {
@@ -67,6 +70,7 @@ class MainWindow : public QMainWindow, public ViewSelector {
   ExplorerWidgets explorer_;
   TrainingPanel* training_ = nullptr;
   QTabWidget* tabs_ = nullptr;
+  QToolButton* trainFromHere_ = nullptr;
   QSplitter* mainSplitter_ = nullptr;
   QSplitter* leftSplitter_ = nullptr;
   QDockWidget* lessonDock_ = nullptr;

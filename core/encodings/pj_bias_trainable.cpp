@@ -44,13 +44,13 @@ class PjBiasForm : public TrainableForm {
         {"gate_enabled", f32(init_.gates > 0), false},
         {"omega", f32(init_.omega), omegaLearned_},
         {"order_mask", at::ones({2, R1}, at::TensorOptions().dtype(at::kFloat)), false},
-        {"gate_logits", f32(at::log(init_.gates.clamp_min(1e-12))), learned("gates")},
-        {"alpha_fj_logits", f32(alphaLogits), learned("orders")},
-        {"alpha_lc_logits", f32(alphaLogits), learned("orders")},
-        {"zeta_fj", zetaInit(), learned("coefficients")},
-        {"zeta_lc", zetaInit(), learned("coefficients")},
-        {"kappa_raw", f32(invSoftplus(init_.kappa)), learned("kappa")},
-        {"slope_raw", f32(invSoftplus(init_.slope)), learned("slope")},
+        {"gate_logits", f32(at::log(init_.gates.clamp_min(1e-12))), learned("gates"), "gates"},
+        {"alpha_fj_logits", f32(alphaLogits), learned("orders"), "orders"},
+        {"alpha_lc_logits", f32(alphaLogits), learned("orders"), "orders"},
+        {"zeta_fj", zetaInit(), learned("coefficients"), "coefficients"},
+        {"zeta_lc", zetaInit(), learned("coefficients"), "coefficients"},
+        {"kappa_raw", f32(invSoftplus(init_.kappa)), learned("kappa"), "kappa"},
+        {"slope_raw", f32(invSoftplus(init_.slope)), learned("slope"), "slope"},
     };
   }
 

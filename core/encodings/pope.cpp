@@ -140,7 +140,7 @@ class PopeForm : public TrainableForm {
     return {{"delta",
              at::full({heads_, enc_.headDim()}, enc_.params().get("delta"),
                       at::TensorOptions().dtype(at::kFloat)),
-             learned_}};
+             learned_, "delta"}};
   }
 
   TrainedScore score(const RawTensors& raw, const at::Tensor& q, const at::Tensor& k,

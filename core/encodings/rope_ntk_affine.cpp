@@ -60,7 +60,7 @@ class NtkAffineForm : public TrainableForm {
     std::vector<Learnable> out = rotary_->learnables();
     const at::Tensor raw = at::full({heads_}, inverseSoftplus(slope_),
                                     at::TensorOptions().dtype(at::kFloat));  // (H)
-    out.push_back({"slope_raw", raw, learned_});
+    out.push_back({"slope_raw", raw, learned_, "slope"});
     return out;
   }
 

@@ -58,7 +58,7 @@ class RotaryForm : public TrainableForm {
       std::vector<double> raw;  // (nb): the family's initial decay of each block
       auto gv = g.gamma.accessor<double, 1>();
       for (long long b = 0; b < g.blocks; ++b) raw.push_back(inverseSoftplus(gv[b] - gammaMin_));
-      out.push_back({"gamma_raw", perHeadCopy(at::tensor(raw, f64))});
+      out.push_back({"gamma_raw", perHeadCopy(at::tensor(raw, f64)), true, "gamma"});
     }
     if (etaGroup_ >= 0) {
       const JordanGroup& g = layout_.groups[etaGroup_];
@@ -68,7 +68,7 @@ class RotaryForm : public TrainableForm {
         const double eta = std::clamp(sv[b] / shearPerEta_ / etaMax_, -0.99, 0.99);
         raw.push_back(std::atanh(eta));
       }
-      out.push_back({"eta_raw", perHeadCopy(at::tensor(raw, f64))});
+      out.push_back({"eta_raw", perHeadCopy(at::tensor(raw, f64)), true, "eta"});
     }
     if (jetGroup_ >= 0) {
       // raw = atanh(c / jetMax), clamped at 1 - 1e-6 as the reference's _atanh_clamped.
@@ -76,10 +76,10 @@ class RotaryForm : public TrainableForm {
       auto raw = [&](const at::Tensor& c) {  // (nb) -> (H, nb)
         return perHeadCopy(at::atanh((c / jetMax_).clamp(-0.999999, 0.999999)));
       };
-      if (learnJet0_) out.push_back({"jet0_raw", raw(g.jet.select(0, 0))});
+      if (learnJet0_) out.push_back({"jet0_raw", raw(g.jet.select(0, 0)), true, "jet"});
       std::vector<at::Tensor> rows;
       for (long long r = 1; r < g.order; ++r) rows.push_back(raw(g.jet.select(0, r)));
-      out.push_back({"jet_raw", at::stack(rows, 0)});  // (m-1, H, nb)
+      out.push_back({"jet_raw", at::stack(rows, 0), true, "jet"});  // (m-1, H, nb)
     }
     return out;
   }

@@ -132,7 +132,7 @@ class ScriptTrainable : public TrainableForm {
       const bool learned = !pinned_.count(np.name);
       at::Tensor t = np.value;
       if (!learned) t.set_requires_grad(false);
-      out.push_back({key, t, learned});
+      out.push_back({key, t, learned, np.name});
     }
     return out;
   }

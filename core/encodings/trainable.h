@@ -19,11 +19,15 @@
 namespace poslab {
 
 // One tensor the family asks the model to hold: a parameter the optimiser learns or a buffer
-// (masks, fixed frequencies, pinned parameters). The name is its key in checkpoints.
+// (masks, fixed frequencies, pinned parameters). The name is its key in checkpoints. `pin` is the
+// family's declaration of the name that holds it fixed (ModelConfig::pinned, `--pin`): the form
+// reads TrainableContext::pinned for it, and model/pin_check.h lists a family's pins from these
+// declarations (no other table of pinnable names).
 struct Learnable {
   std::string name;     // checkpoint key inside the position module, e.g. "gamma_raw"
   at::Tensor init;      // initial raw value; dtype and shape are the family's choice
   bool learned = true;  // false: registered as a buffer
+  std::string pin;      // e.g. "gamma"; empty: no pin holds it (masks, PJ-bias's omega)
 };
 
 // The registered tensors by name, as the model holds them now (current values, its device).

@@ -33,15 +33,14 @@ void checkFamily(const std::string& family, const JsonPath& at, bool loadFiles) 
   }
 }
 
-// d_model, heads and layers have the training panel's limits (ui/training/training_panel.cpp).
+// The training form's boxes take their ranges from this table (ui/training/training_setup.cpp).
 const std::vector<JsonField<ModelConfig>>& modelFields() {
   static const std::vector<JsonField<ModelConfig>> t = {
       {"family", &ModelConfig::family, anyValue(), "position family id"},
       {"family_params", &ModelConfig::familyParams, anyValue(),
        "family parameter overrides by name; the family checks them"},
-      {"pinned", &ModelConfig::pinned,
-       oneOf({"gamma", "eta", "gates", "orders", "coefficients", "kappa", "slope", "delta", "jet"}),
-       "position parameters held fixed"},
+      {"pinned", &ModelConfig::pinned, anyValue(),
+       "position parameters held fixed; the family declares its pins (checkTrainable checks them)"},
       {"vocab", &ModelConfig::vocab, inRange(0, 1 << 20), "0: from the task"},
       {"d_model", &ModelConfig::dModel, inRange(4, 4096), "residual width C"},
       {"heads", &ModelConfig::heads, inRange(1, 64), "attention heads H"},
@@ -71,6 +70,10 @@ const std::vector<JsonField<ModelConfig>>& modelFields() {
 }
 
 }  // namespace
+
+bool isModelSizedFamilyParam(const std::string& name) {
+  return name == "head_dim" || name == "heads";
+}
 
 void ModelConfig::validate() const {
   validate(JsonPath{"", "model"});

@@ -19,8 +19,8 @@ struct ModelConfig {
   std::map<std::string, double> familyParams;  // family overrides, e.g. {"gamma": 0.01}; heads,
                                                // head_dim and L are filled in from the model/task
   std::vector<std::string> pinned;             // position parameters held fixed, e.g. {"eta"}:
-                                               // gamma, eta, gates, orders, coefficients, kappa,
-                                               // slope, delta
+                                               // the pins the family declares (learnedPinnables,
+                                               // model/pin_check.h)
   long long vocab = 0;                         // set from the task, e.g. 3 for kernel-lm
   long long dModel = 64;                       // C, residual width
   long long heads = 4;                         // H; head size hs = C / H
@@ -53,6 +53,10 @@ struct ModelConfig {
   void validate() const;
   void validate(const JsonPath& at) const;
 };
+
+// True for the family parameters the model sets from its own size whatever family_params say
+// (resolvedFamilyParams, model/position_module.h): head_dim = d_model / heads, and heads.
+bool isModelSizedFamilyParam(const std::string& name);
 
 // Strict reading of the "model" object (keys, types and limits from model_config.cpp's table);
 // absent keys keep out's value. Throws InvalidArgument naming at.source and the key path.

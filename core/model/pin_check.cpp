@@ -1,37 +1,29 @@
 #include "model/pin_check.h"
 
 #include <algorithm>
-#include <utility>
-
+#include "encodings/registry.h"
 #include "model/position_module.h"
 #include "util/error.h"
 #include "util/generator_lock.h"
 
 namespace poslab {
 
-namespace {
-// Each pinnable name and the position-module parameter it holds fixed (position_module.cpp).
-const std::vector<std::pair<std::string, std::string>>& pinParameters() {
-  static const std::vector<std::pair<std::string, std::string>> kMap = {
-      {"gamma", "gamma_raw"},        {"eta", "eta_raw"},          {"gates", "gate_logits"},
-      {"orders", "alpha_fj_logits"}, {"coefficients", "zeta_fj"}, {"kappa", "kappa_raw"},
-      {"slope", "slope_raw"},        {"delta", "delta"},          {"jet", "jet_raw"}};
-  return kMap;
-}
-}  // namespace
-
 std::vector<std::string> learnedPinnables(const ModelConfig& cfg, long long trainLength) {
-  ModelConfig unpinned = cfg;
-  unpinned.pinned.clear();
-  // Building the module may draw from torch's generator (PJ-bias's zeta): never while a seeded
-  // run draws its weights.
+  TrainableContext unpinned;
+  unpinned.heads = cfg.heads;
+  // The family's initial tensors may draw from torch's generator (PJ-bias's zeta): never while a
+  // seeded run draws its weights.
   std::unique_lock<std::mutex> lock(torchGeneratorMutex());
-  PositionModuleImpl module(unpinned, trainLength);
+  const std::vector<Learnable> learnables =
+      makeEncoding(cfg.family, resolvedFamilyParams(cfg, trainLength))
+          ->trainable(unpinned)
+          ->learnables();
   lock.unlock();
+  // Each learned tensor's declared pin (Learnable::pin), once, in the family's order.
   std::vector<std::string> out;
-  for (const auto& [pin, parameter] : pinParameters())
-    for (const auto& p : module.named_parameters(/*recurse=*/false))
-      if (p.key() == parameter) out.push_back(pin);
+  for (const Learnable& l : learnables)
+    if (l.learned && !l.pin.empty() && std::find(out.begin(), out.end(), l.pin) == out.end())
+      out.push_back(l.pin);
   return out;
 }
 

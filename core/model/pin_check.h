@@ -9,7 +9,8 @@
 
 namespace poslab {
 
-// The pinnable names (as in ModelConfig::pinned) that the family of `cfg` learns.
+// The names ModelConfig::pinned may hold for the family of `cfg`: the pins its trainable form
+// declares (encodings/trainable.h, Learnable::pin) on the tensors it learns, in its order.
 std::vector<std::string> learnedPinnables(const ModelConfig& cfg, long long trainLength);
 // Throws InvalidArgument naming the pin and the family when a pinned name is not learned.
 void checkPinsApply(const ModelConfig& cfg, long long trainLength);

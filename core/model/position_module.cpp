@@ -15,6 +15,7 @@ bool familyHas(const std::string& family, const std::string& param) {
 std::map<std::string, double> resolvedFamilyParams(const ModelConfig& cfg, long long trainLength) {
   std::map<std::string, double> p = cfg.familyParams;
   const auto& f = cfg.family;
+  // The model-sized parameters (isModelSizedFamilyParam, model_config.h).
   if (familyHas(f, "heads")) p["heads"] = static_cast<double>(cfg.heads);
   p["head_dim"] = static_cast<double>(cfg.headDim());
   if (familyHas(f, "L") && !p.count("L")) p["L"] = static_cast<double>(trainLength);

@@ -36,7 +36,9 @@
 #include "session/session_state.h"
 #include "test_files.h"
 #include "train/preset.h"
+#include "training/family_start_form.h"
 #include "training/training_panel.h"
+#include "training/training_setup_form.h"
 #include "undo/parameter_undo.h"
 
 using namespace poslab::ui;

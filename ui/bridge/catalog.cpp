@@ -1,11 +1,14 @@
 // Bridge TU: includes core headers that pull ATen.
 #include "bridge/catalog.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "analysis/kernel_probe.h"
 #include "analysis/pj_adaptive.h"
 #include "encodings/registry.h"
+#include "model/pin_check.h"
+#include "model/position_module.h"
 #include "tasks/lag_kernels.h"
 #include "tasks/task.h"
 
@@ -34,6 +37,33 @@ std::string checkEncoding(const std::string& id, const std::map<std::string, dou
   } catch (const std::exception& e) {
     return e.what();
   }
+}
+
+std::map<std::string, double> familyStartValues(const std::string& family,
+                                                const std::map<std::string, double>& params,
+                                                long long dModel, long long heads,
+                                                long long trainLength) {
+  ModelConfig cfg;
+  cfg.family = family;
+  cfg.familyParams = params;
+  cfg.dModel = dModel;
+  cfg.heads = std::max(1LL, heads);
+  return resolvedFamilyParams(cfg, trainLength);
+}
+
+const std::vector<std::string>& familyPins(const std::string& family) {
+  static std::map<std::string, std::vector<std::string>> known;  // UI thread only
+  auto it = known.find(family);
+  if (it != known.end()) return it->second;
+  std::vector<std::string> pins;
+  try {
+    ModelConfig cfg;
+    cfg.family = family;
+    pins = learnedPinnables(cfg, /*trainLength=*/64);
+  } catch (const std::exception&) {
+    // a family that cannot be built here (a user file that is gone): no pins to offer
+  }
+  return known.emplace(family, std::move(pins)).first->second;
 }
 
 std::vector<std::string> trainingTaskIds() {

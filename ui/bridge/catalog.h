@@ -27,6 +27,17 @@ const FamilyDescription* findFamily(const std::string& id);
 // range, head_dim not divisible, ...).
 std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params);
 
+// The values a run of `family` starts from with the setup's `params` (its family_params), the
+// model's size and the training length: core's resolvedFamilyParams (the setup's values, the
+// model's head_dim and heads, L = the training length, each parameter's trained start, MATH 2.3).
+std::map<std::string, double> familyStartValues(const std::string& family,
+                                                const std::map<std::string, double>& params,
+                                                long long dModel, long long heads,
+                                                long long trainLength);
+// The pins `family` declares on what it learns (core's learnedPinnables, model/pin_check.h), at
+// the default model size; empty for a family that learns nothing or cannot be built here.
+const std::vector<std::string>& familyPins(const std::string& family);
+
 std::vector<std::string> trainingTaskIds();
 // The key distances at which an evaluation of `length` tokens measures accuracy for the task that
 // `config` describes (core's Task::accuracyDistances: kv-retrieval's reference points 64, 128, ...

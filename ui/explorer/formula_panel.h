@@ -17,8 +17,6 @@ class FormulaPanel : public QWidget {
  public:
   explicit FormulaPanel(QWidget* parent = nullptr);
   void showFamily(const FamilyDescription& family);
-  // The markup of the formula shown (for tests and copy).
-  const QString& formulaMarkup() const { return formula_; }
 
  private:
   void resizeEvent(QResizeEvent* event) override;

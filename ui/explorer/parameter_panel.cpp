@@ -260,7 +260,6 @@ void ParameterPanel::addRow(const ParamSpec& spec) {
     valueEdited();
   });
   connect(row.slider, &QSlider::sliderPressed, this, &ParameterPanel::dragStarted);
-  connect(row.slider, &QSlider::sliderReleased, this, &ParameterPanel::dragFinished);
   connect(row.real, &QDoubleSpinBox::valueChanged, this, [this, index](double value) {
     Row& r = rows_[index];
     const QSignalBlocker block(r.slider);

@@ -48,9 +48,8 @@ class ParameterPanel : public QWidget {
  Q_SIGNALS:
   void familyChanged();
   void valuesChanged();
-  // A slider was pressed / released (for undo: one command per drag).
+  // A slider was pressed (for undo: one command per drag).
   void dragStarted();
-  void dragFinished();
 
  private:
   // One parameter's controls; slider is null for integers.

@@ -27,7 +27,6 @@ class LessonPanel : public QWidget {
   QComboBox* chooser() const { return chooser_; }
   QLabel* progressLabel() const { return progress_; }
   QTextBrowser* textView() const { return text_; }
-  QLabel* actionLabel() const { return action_; }
   QPushButton* nextButton() const { return next_; }
   QPushButton* backButton() const { return back_; }
 

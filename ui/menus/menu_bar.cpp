@@ -111,6 +111,16 @@ void buildTrainingMenu(QMainWindow* w, MenuActions& m) {
                      {QKeySequence(Qt::CTRL | Qt::Key_Period)}, tip);
   m.reset = addAction(w, m.training, "actionReset", QObject::tr("&Reset"),
                       {QKeySequence(Qt::CTRL | Qt::Key_R)}, tip);
+  m.training->addSeparator();
+  m.trainFromHere =
+      addAction(w, m.training, "actionTrainFromHere", QObject::tr("&Train from Here"),
+                {QKeySequence(Qt::CTRL | Qt::Key_T)},
+                QObject::tr("A run of the explorer's family, starting from the explorer's values"));
+  m.showInExplorer = addAction(
+      w, m.training, "actionShowInExplorer", QObject::tr("Show in E&xplorer"),
+      {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T)},
+      QObject::tr("The first run's learned position parameters (mean over layers and heads) in "
+                  "the explorer"));
 }
 
 void buildHelpMenu(QMainWindow* w, MenuActions& m, QAction* lessons) {
@@ -157,6 +167,8 @@ std::vector<QAction*> MenuActions::all() const {
                              playPause,
                              step,
                              reset,
+                             trainFromHere,
+                             showInExplorer,
                              lessons,
                              shortcuts,
                              whatAmILookingAt,

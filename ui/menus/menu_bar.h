@@ -13,6 +13,7 @@
 //   Ctrl+P, Space                  play or pause training (training tab only)
 //   Ctrl+.                         one training step;  Ctrl+R  reset training
 //   F11 (Esc leaves)               presentation mode;  PageDown / PageUp  next / previous step
+//   Ctrl+T / Ctrl+Shift+T          train from the explorer's values / show the learned ones there
 //   Ctrl+L                         the Lessons panel;  F1  the shortcuts dialog;  Shift+F1  help
 #pragma once
 
@@ -60,6 +61,8 @@ struct MenuActions {
   QAction* playPause = nullptr;
   QAction* step = nullptr;
   QAction* reset = nullptr;
+  QAction* trainFromHere = nullptr;   // explorer tabs: train the explorer's family and values
+  QAction* showInExplorer = nullptr;  // training tab: the first run's learned values, explored
 
   QMenu* help = nullptr;
   QAction* lessons = nullptr;  // the Lessons dock's toggle action

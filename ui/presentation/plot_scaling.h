@@ -28,7 +28,6 @@ class PlotScaling {
   // Puts every plot back as it was before apply() (fonts, axis pens) and graphs back to the
   // width they were made with.
   void restore();
-  bool isApplied() const { return !plots_.empty(); }
 
  private:
   struct AxisLook {

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "training/distance_accuracy_view.h"
+#include "training/explorer_link_row.h"
 #include "training/lag_response_view.h"
 #include "training/model_attention_view.h"
 #include "training/pope_usage_view.h"
@@ -72,7 +73,9 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // messages can be copied
   leftLayout->addLayout(buttons);
   leftLayout->addLayout(stateRow);
+  explorerLink_ = new ExplorerLinkRow(left);
   leftLayout->addWidget(status_);
+  leftLayout->addWidget(explorerLink_);
   leftLayout->addWidget(scroll, 1);
 
   viewTabs_ = new QTabWidget(split);
@@ -262,6 +265,8 @@ void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   popeUsageView_->setRuns(configs);
   distanceView_->setRuns(configs);
   curvesView_->setRuns(families);
+  explorerLink_->setRuns(families,
+                         specs.empty() ? 1 : static_cast<int>(specs.front().config.model.heads));
 }
 
 void TrainingPanel::clearViews() {
@@ -272,6 +277,7 @@ void TrainingPanel::clearViews() {
   popeUsageView_->setRuns({});
   distanceView_->setRuns({});
   curvesView_->setRuns({});
+  explorerLink_->setRuns({}, 1);
   runState_->setText(tr("not started"));
 }
 
@@ -313,7 +319,6 @@ void TrainingPanel::onSnapshot(int index, const poslab::Snapshot& s, bool inspec
   if (finishedNow && index == lagResponseView_->run()) sendLagResponseRequest();
   if (finishedNow && index == popeUsageView_->run()) sendPopeUsageRequest();
   if (!replotTimer_.isActive()) replotTimer_.start();
-  Q_EMIT snapshotShown();
 }
 
 void TrainingPanel::replot() {

@@ -34,6 +34,7 @@ class QTabWidget;
 namespace poslab::ui {
 
 class DistanceAccuracyView;
+class ExplorerLinkRow;
 class LagResponseView;
 class PopeUsageView;
 class ModelAttentionView;
@@ -75,8 +76,9 @@ class TrainingPanel : public QWidget {
   LagResponseView* lagResponseView() const { return lagResponseView_; }
   PopeUsageView* popeUsageView() const { return popeUsageView_; }
   DistanceAccuracyView* distanceView() const { return distanceView_; }
-  TrainingCurvesView* curvesView() const { return curvesView_; }
   TrainingSetupForm* setupForm() const { return form_; }
+  // Which run's learned values "Show in explorer" takes, and from which heads.
+  ExplorerLinkRow* explorerLink() const { return explorerLink_; }
   // The scroll area around the setup form (presentation mode folds it away; the buttons stay).
   QWidget* setupArea() const { return setupArea_; }
   TaskOptionsForm* taskOptions() const;
@@ -140,7 +142,6 @@ class TrainingPanel : public QWidget {
 
  Q_SIGNALS:
   void statusMessage(const QString& message);
-  void snapshotShown();  // after a snapshot's data went into the plots
 
  private:
   // Shows spec in the controls and makes it the setup; the runs are left alone.
@@ -166,6 +167,7 @@ class TrainingPanel : public QWidget {
   QLabel* runState_ = nullptr;
   QLabel* stepLabel_ = nullptr;
   QLabel* status_ = nullptr;
+  ExplorerLinkRow* explorerLink_ = nullptr;
   QPushButton* playButton_ = nullptr;
   QPushButton* pauseButton_ = nullptr;
   QPushButton* stepButton_ = nullptr;

@@ -178,6 +178,7 @@ TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec) {
   s.taskOptions.kernel = spec.base.task.kernel;
   s.taskOptions.textFile = spec.base.task.textFile;
   s.taskOptions.options = spec.base.task.options;
+  s.start = FamilyStart{spec.familyParams, spec.base.model.pinned};
   return s;
 }
 
@@ -231,6 +232,10 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
   if (form.task != setup.base.task.id) e.variants.clear();  // the setup's variants are its task's
   e.seeds = {e.base.run.seed};
   e.families = form.families;
+  if (form.start) {
+    e.familyParams = form.start->params;
+    e.base.model.pinned = form.start->pinned;
+  }
   if (problem) *problem = why;
   return e;
 }

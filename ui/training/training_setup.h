@@ -36,6 +36,14 @@ struct TaskOptionValues {
   QString error;  // non-empty: an option's text is not a number (names the option)
 };
 
+// What the runs' position families start from: the setup's family_params (the values it sets;
+// every other parameter starts at the family's own start, FamilyStartForm shows it) and its pins
+// (config.model.pinned, one list for every family: each names a pin its families declare).
+struct FamilyStart {
+  std::map<std::string, std::map<std::string, double>> params;  // family -> name -> value
+  std::vector<std::string> pinned;
+};
+
 // Every value the setup form shows, as plain data (TrainingSetupForm::settings / setSettings).
 struct TrainingFormSettings {
   std::string task = "kernel-lm";
@@ -57,6 +65,8 @@ struct TrainingFormSettings {
   std::string architecture = "poslab";
   std::string device = "auto";   // config.run.device: auto (CUDA if available), cpu, cuda
   TaskOptionValues taskOptions;  // setSettings shows them for `task`
+  // The families' start; nullopt (settings made in code): the setup's stay.
+  std::optional<FamilyStart> start;
 };
 
 // A value's range in the form: its spin box's minimum and maximum.
@@ -76,9 +86,10 @@ std::string formPath(FormMember member);
 
 // The settings that show `spec` (its first seed; the task options from spec.base.task).
 TrainingFormSettings formFromExperiment(const poslab::ExperimentSpec& spec);
-// `setup` (fields the form does not show, e.g. pins, the model's MLP ratio) with the form's values:
-// task, families, steps, lr, seed, lengths, batch, evaluation and model size, the task options
-// when they are the form task's and valid. The setup's variants are dropped when the task
+// `setup` (fields the form does not show, e.g. the model's MLP ratio) with the form's values:
+// task, families, steps, lr, seed, lengths, batch, evaluation and model size, the family
+// parameters and pins (when the form has them), the task options when they are the form task's
+// and valid. The setup's variants are dropped when the task
 // changed. Text the form holds that is not a value (eval lengths, an option) keeps the setup's;
 // *problem (when given) then says why, and so does a value core's reader refuses (its message).
 poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,

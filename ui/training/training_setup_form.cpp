@@ -6,42 +6,22 @@
 #include <QGroupBox>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QLocale>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QValidator>
 
 #include <algorithm>
 
 #include "bridge/catalog.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
+#include "training/family_start_form.h"
+#include "training/precise_spin_box.h"
 #include "training/task_options_form.h"
 
 namespace poslab::ui {
 
 namespace {
 constexpr int kFamilyListHeight = 150;  // ~6 rows: room for the options below at 860 px
-
-// QDoubleSpinBox rounds what it is given to its decimals; this one keeps kFormDecimals (enough for
-// any lr a setup names, e.g. 2.5e-5) and shows the shortest text that reads back as the same
-// number ("2.5e-05", "0.003"), so a loaded value is exactly what the runs train with.
-class PreciseSpinBox : public QDoubleSpinBox {
- public:
-  explicit PreciseSpinBox(QWidget* parent) : QDoubleSpinBox(parent) { setDecimals(kFormDecimals); }
-  QString textFromValue(double v) const override {
-    return locale().toString(v, 'g', QLocale::FloatingPointShortest);
-  }
-  double valueFromText(const QString& text) const override {
-    return locale().toDouble(text.trimmed());
-  }
-  QValidator::State validate(QString& text, int&) const override {
-    bool ok = false;
-    const double v = locale().toDouble(text.trimmed(), &ok);
-    return ok && v >= minimum() && v <= maximum() ? QValidator::Acceptable
-                                                  : QValidator::Intermediate;
-  }
-};
 
 // A spin box for the form's value `member`, with the range formRange gives it (core's limits).
 QSpinBox* makeSpin(QWidget* parent, const char* name, FormMember member, int value,
@@ -93,6 +73,15 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   }
   families_->setMaximumHeight(kFamilyListHeight);
   form->addRow(tr("families"), families_);
+  auto* startBox = new QGroupBox(tr("start: family parameters and pins"), this);
+  startBox->setToolTip(
+      tr("What each checked family's runs start from: values the setup sets in the normal font, "
+         "the family's own start in italics (edit one to set it)"));
+  auto* startLayout = new QVBoxLayout(startBox);
+  start_ = new FamilyStartForm(startBox);
+  start_->setObjectName("familyStart");
+  startLayout->addWidget(start_);
+  form->addRow(startBox);
 
   steps_ = makeSpin(this, "steps", &TrainingFormSettings::steps, static_cast<int>(defaults.steps));
   form->addRow(tr("steps"), steps_);
@@ -169,6 +158,15 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   for (QSpinBox* box : {dModel_, heads_})
     connect(box, &QSpinBox::valueChanged, this,
             [this] { taskOptions_->setContext(trainLength_->value(), modelHeadDim()); });
+  auto followModel = [this] {
+    start_->setModel(dModel_->value(), heads_->value(), trainLength_->value());
+  };
+  for (QSpinBox* box : {dModel_, heads_, trainLength_})
+    connect(box, &QSpinBox::valueChanged, this, followModel);
+  connect(families_, &QListWidget::itemChanged, this,
+          [this] { start_->setFamilies(settings().families); });
+  start_->setFamilies(defaults.families);
+  followModel();
   connect(evalLengths_, &QLineEdit::textChanged, this, &TrainingSetupForm::sampleLengthsChanged);
   connect(taskOptions_, &TaskOptionsForm::changed, this,
           &TrainingSetupForm::followTaskMinimumLength);
@@ -197,6 +195,7 @@ TrainingFormSettings TrainingSetupForm::settings() const {
   s.device = device_->currentText().toStdString();
   s.architecture = architecture_->currentText().toStdString();
   s.taskOptions = taskOptions_->values();
+  s.start = start_->start();
   return s;
 }
 
@@ -228,6 +227,7 @@ void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
   }
   taskOptions_->setConfig(t);
   evalLengths_->setText(s.evalLengths);
+  if (s.start) start_->setStart(*s.start);
   showingSettings_ = false;
   followTaskMinimumLength();
 }

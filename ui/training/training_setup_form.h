@@ -1,5 +1,6 @@
-// The training tab's setup form: the task and its options, the families (1-4 checked), steps, lr,
-// seed, lengths, batch, evaluation and the model size. It gets and sets its values as one plain
+// The training tab's setup form: the task and its options, the families (1-4 checked) with the
+// parameters and pins they start from (family_start_form.h), steps, lr, seed, lengths, batch,
+// evaluation and the model size. It gets and sets its values as one plain
 // struct (TrainingFormSettings, training_setup.h); its boxes take their ranges from the same table
 // that checks a loaded setup against them (formRange). The widgets' object names are test hooks.
 #pragma once
@@ -20,6 +21,7 @@ class QSpinBox;
 
 namespace poslab::ui {
 
+class FamilyStartForm;
 class TaskOptionsForm;
 
 class TrainingSetupForm : public QWidget {
@@ -36,6 +38,8 @@ class TrainingSetupForm : public QWidget {
   // Checks exactly these families (ids), unchecking the rest; false for an unknown id.
   bool selectFamilies(const std::vector<std::string>& ids);
   TaskOptionsForm* taskOptions() const { return taskOptions_; }
+  // Each checked family's parameters and the pins the runs start from.
+  FamilyStartForm* familyStart() const { return start_; }
   // The lengths the attention view offers: the train length, then the eval lengths (if valid).
   std::vector<long long> sampleLengths() const;
 
@@ -57,6 +61,7 @@ class TrainingSetupForm : public QWidget {
   QComboBox* task_ = nullptr;
   TaskOptionsForm* taskOptions_ = nullptr;
   QListWidget* families_ = nullptr;
+  FamilyStartForm* start_ = nullptr;
   QSpinBox* steps_ = nullptr;
   QDoubleSpinBox* lr_ = nullptr;
   QSpinBox* seed_ = nullptr;

@@ -33,8 +33,6 @@ class ParameterUndo : public QObject {
   ParameterState current() const;
   // Sets the panel to `state` without recording (used by the commands).
   void apply(const ParameterState& state);
-  // True while apply() runs: the panel's signals then are not user changes.
-  bool applying() const { return applying_; }
 
  private:
   void record();
