@@ -2,10 +2,12 @@
 # The PJ-RoPE paper's Phase C as its reference ran it: every pj-phase-c-* preset (one per main run of
 # the reference's phase_c_export_tables.py MAIN_RUNS, docs/RESULTS.md amendment 6), in MAIN_RUNS
 # order, on the held-out evaluation set (--eval-data 1), niced; each run's JSON, log and wall time
-# go to out/phase-c/, then its table and the recovery test by the reference's preferred_sector
-# (scripts/results_tests.py gates, with the run's teacher).
+# go to out/phase-c/ (each run also under out/phase-c/PRESET.runs/, so the same command continues a
+# stopped preset from its runs' checkpoints), then its table and the recovery test by the
+# reference's preferred_sector (scripts/results_tests.py gates, with the run's teacher).
 # Usage: pj_phase_c.sh [PRESET ...]   (default: all ten; names pick some of them)
-# Needs build/app/poslab-cli. Run time: the sum of the presets' stated times (hours on 2 cores).
+# Needs build/app/poslab-cli. Run time: about 45 h in all on this 2-core machine (the sum of the
+# presets' stated times, each extrapolated from measured step times; the lambda sweep is 13 h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=build/app/poslab-cli
@@ -27,7 +29,8 @@ out=out/phase-c
 mkdir -p "$out"
 for name in "${wanted[@]}"; do
   start=$(date +%s)
-  nice -n 10 "$cli" run --preset "$name" --eval-data 1 --json > "$out/$name.json" 2> "$out/$name.log"
+  nice -n 10 "$cli" run --preset "$name" --eval-data 1 --out "$out/$name.runs" --json \
+    > "$out/$name.json" 2> "$out/$name.log"
   echo "## $name ($(($(date +%s) - start)) s)"
   teacher=attention
   [[ $name == *signed* ]] && teacher=signed
