@@ -16,6 +16,7 @@
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "menus/lesson_menus.h"
+#include "menus/load_encoding.h"
 #include "menus/presets_menu.h"
 #include "menus/window_commands.h"
 #include "presentation/presentation_mode.h"
@@ -58,6 +59,7 @@ AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
   actions_ = buildMenuBar(w, undo_->stack(), w->lessonDock()->toggleViewAction(), titles);
   sessions_ = new SessionController(w, sessionParts(), actions_.recent, w->keptSplitters());
   commands_ = new WindowCommands(w, w, w->explorerWidgets(), training);
+  encodings_ = new EncodingLoader(w, w->parameters(), w);
   presentation_ =
       new PresentationMode(w, {w->leftColumn(), training->setupArea()}, lessons_, w->caption());
   wireMenus();
@@ -128,6 +130,7 @@ void AppShell::wireMenus() {
 
   on(m.openSession, sessions_, &SessionController::open);
   on(m.openLesson, w, [this] { openLessonFile(window_.get(), lessons_, window_->lessonDock()); });
+  on(m.loadEncoding, encodings_, &EncodingLoader::request);
   on(m.saveSession, sessions_, &SessionController::save);
   on(m.saveSessionAs, sessions_, &SessionController::saveAs);
   on(m.saveSessionWithModels, sessions_, &SessionController::saveWithModelsAs);

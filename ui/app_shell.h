@@ -30,6 +30,7 @@ class PresentationMode;
 class ParameterUndo;
 class TrainingPanel;
 class WindowCommands;
+class EncodingLoader;
 
 class AppShell {
  public:
@@ -45,6 +46,7 @@ class AppShell {
   LessonPanel* lessonPanel() const { return lessonPanel_; }
   PresentationMode* presentation() const { return presentation_; }
   WindowCommands* commands() const { return commands_; }
+  EncodingLoader* encodings() const { return encodings_; }
   ParameterUndo* undo() const { return undo_; }
   QUndoStack* undoStack() const;
   const MenuActions& actions() const { return actions_; }
@@ -76,6 +78,7 @@ class AppShell {
   LessonPanel* lessonPanel_ = nullptr;
   PresentationMode* presentation_ = nullptr;
   WindowCommands* commands_ = nullptr;
+  EncodingLoader* encodings_ = nullptr;  // File > Load Encoding...
   MenuActions actions_;
 };
 

@@ -168,7 +168,7 @@ class TestUndoShortcuts : public QObject {
     };
     collect(window_->menuBar()->actions());
     const std::vector<QAction*> all = acts().all();
-    QCOMPARE(all.size(), size_t{25 + kWindowViewCount});
+    QCOMPARE(all.size(), size_t{26 + kWindowViewCount});
     for (QAction* a : all) {
       QVERIFY(a);
       QVERIFY2(!a->text().isEmpty(), qPrintable(a->objectName()));

@@ -6,6 +6,7 @@
 
 #include "analysis/kernel_probe.h"
 #include "analysis/pj_adaptive.h"
+#include "bridge/loaded_families.h"
 #include "encodings/registry.h"
 #include "model/pin_check.h"
 #include "model/position_module.h"
@@ -17,8 +18,15 @@ namespace poslab::ui {
 const std::vector<FamilyDescription>& familyCatalog() {
   static const std::vector<FamilyDescription> catalog = [] {
     std::vector<FamilyDescription> out;
-    for (const FamilyInfo* f : allFamilies())
-      out.push_back({f->id, f->title, f->formula, f->summary, f->params});
+    for (const FamilyInfo* f : allFamilies()) {
+      FamilyDescription d;
+      d.id = f->id;
+      d.title = f->title;
+      d.formula = f->formula;
+      d.summary = f->summary;
+      d.params = f->params;
+      out.push_back(std::move(d));
+    }
     return out;
   }();
   return catalog;
@@ -27,7 +35,12 @@ const std::vector<FamilyDescription>& familyCatalog() {
 const FamilyDescription* findFamily(const std::string& id) {
   for (const auto& f : familyCatalog())
     if (f.id == id) return &f;
-  return nullptr;
+  return loadedFamilies().find(id);
+}
+
+std::string familyParamSymbol(const FamilyDescription& family, const std::string& name) {
+  auto it = family.symbols.find(name);
+  return it == family.symbols.end() ? paramSymbol(name) : it->second;
 }
 
 std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params) {
@@ -53,7 +66,10 @@ std::map<std::string, double> familyStartValues(const std::string& family,
 
 const std::vector<std::string>& familyPins(const std::string& family) {
   static std::map<std::string, std::vector<std::string>> known;  // UI thread only
-  auto it = known.find(family);
+  // A file loaded again may learn other parameters: its pins are known per content.
+  const FamilyDescription* loaded = loadedFamilies().find(family);
+  const std::string key = loaded ? family + "#" + loaded->hash : family;
+  auto it = known.find(key);
   if (it != known.end()) return it->second;
   std::vector<std::string> pins;
   try {
@@ -63,7 +79,7 @@ const std::vector<std::string>& familyPins(const std::string& family) {
   } catch (const std::exception&) {
     // a family that cannot be built here (a user file that is gone): no pins to offer
   }
-  return known.emplace(family, std::move(pins)).first->second;
+  return known.emplace(key, std::move(pins)).first->second;
 }
 
 std::vector<std::string> trainingTaskIds() {

@@ -17,12 +17,23 @@ struct FamilyDescription {
   std::string formula;  // Unicode formula from FamilyInfo
   std::string summary;
   std::vector<ParamSpec> params;
+  // A family loaded from a TorchScript file (loaded_families.h): its file, the content hash of
+  // what was loaded (core's contentHash) and the symbols its metadata gives its parameters.
+  // Empty for a built-in family.
+  std::string path;
+  std::string hash;
+  std::map<std::string, std::string> symbols;
+
+  bool isLoaded() const { return !path.empty(); }
 };
 
-// Every family, in the order of docs/MATH.md section 1.
+// Every built-in family, in the order of docs/MATH.md section 1 (loaded ones: loaded_families.h).
 const std::vector<FamilyDescription>& familyCatalog();
-// nullptr for an unknown id.
+// A built-in or loaded family; nullptr for an unknown id (a file family not loaded this session).
 const FamilyDescription* findFamily(const std::string& id);
+// The symbol of `family`'s parameter `name` in the formula markup: its metadata's for a loaded
+// family, else core's paramSymbol ("gamma" -> "γ"; the name itself where there is none).
+std::string familyParamSymbol(const FamilyDescription& family, const std::string& name);
 // Empty when makeEncoding(id, params) succeeds, else core's message (unknown id, a value out of
 // range, head_dim not divisible, ...).
 std::string checkEncoding(const std::string& id, const std::map<std::string, double>& params);

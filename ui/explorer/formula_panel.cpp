@@ -9,6 +9,7 @@
 
 #include "math/formula_markup.h"
 #include "math/formula_render.h"
+#include "math/prose_markup.h"
 
 namespace poslab::ui {
 
@@ -56,9 +57,13 @@ void FormulaPanel::showFamily(const FamilyDescription& f) {
                  .arg(image.deviceIndependentSize().width())
                  .arg(image.deviceIndependentSize().height());
   }
-  const QString html = QStringLiteral("<h3>%1</h3><p>%2</p><p>%3</p>")
-                           .arg(QString::fromStdString(f.title).toHtmlEscaped(), lines,
-                                formulaToHtml(*parseFormula(QString::fromStdString(f.summary))));
+  const QString html =
+      QStringLiteral("<h3>%1</h3><p>%2</p><p>%3</p>")
+          .arg(QString::fromStdString(f.title).toHtmlEscaped(), lines,
+               // A loaded family's summary is the user's prose (and its
+               // path), with formulas only between $…$.
+               f.isLoaded() ? proseToHtml(QString::fromStdString(f.summary))
+                            : formulaToHtml(*parseFormula(QString::fromStdString(f.summary))));
   text_->setHtml(html);
 }
 

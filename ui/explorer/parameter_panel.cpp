@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bridge/loaded_families.h"
 #include "math/formula_markup.h"
 #include "math/prose_markup.h"
 
@@ -60,6 +61,9 @@ ParameterPanel::ParameterPanel(QWidget* parent) : QWidget(parent) {
   family_->setObjectName("family");
   for (const auto& f : familyCatalog())
     family_->addItem(QString::fromStdString(f.title), QString::fromStdString(f.id));
+  for (const std::string& id : loadedFamilies().ids()) addLoadedFamily(id);
+  connect(&loadedFamilies(), &LoadedFamilies::familyAdded, this,
+          [this](const QString& id) { addLoadedFamily(id.toStdString()); });
   // Start on the family the explorer exists for: exact Jordan-RoPE has gamma, omega and eta, and
   // its kernel shows the coupled d cos(omega d) term (NoPE, first in MATH 1 order, has nothing).
   family_->setCurrentIndex(std::max(0, family_->findData(QString::fromStdString(kDefaultFamily))));
@@ -126,6 +130,27 @@ bool ParameterPanel::setValue(const std::string& name, double value) {
   return false;
 }
 
+void ParameterPanel::addLoadedFamily(const std::string& id) {
+  const FamilyDescription* f = findFamily(id);
+  if (!f) return;
+  const QString data = QString::fromStdString(id);
+  const QString title = tr("%1 (file)").arg(QString::fromStdString(f->title));
+  int index = family_->findData(data);
+  if (index < 0) {
+    const QSignalBlocker block(family_);  // adding never changes the current family
+    family_->addItem(title, data);
+    index = family_->count() - 1;
+  } else {
+    family_->setItemText(index, title);
+  }
+  family_->setItemData(index, QString::fromStdString(f->path), Qt::ToolTipRole);
+  // The family shown was loaded again: its parameters may differ now.
+  if (index == family_->currentIndex()) {
+    rebuildRows();
+    Q_EMIT familyChanged();
+  }
+}
+
 bool ParameterPanel::dragging() const {
   return std::any_of(rows_.begin(), rows_.end(),
                      [](const Row& r) { return r.slider && r.slider->isSliderDown(); });
@@ -140,7 +165,7 @@ void ParameterPanel::rebuildRows() {
   const FamilyDescription* f = findFamily(familyId());
   if (!f) return;
   rows_.reserve(f->params.size());
-  for (const ParamSpec& spec : f->params) addRow(spec);
+  for (const ParamSpec& spec : f->params) addRow(spec, familyParamSymbol(*f, spec.name));
   updateEffects();
 }
 
@@ -169,11 +194,10 @@ void ParameterPanel::updateEffects() {
   }
 }
 
-void ParameterPanel::addRow(const ParamSpec& spec) {
+void ParameterPanel::addRow(const ParamSpec& spec, const std::string& symbolMarkup) {
   const int line = grid_->rowCount();
   const QString name = QString::fromStdString(spec.name);
-  const QString symbol =
-      formulaToHtml(*parseFormula(QString::fromStdString(paramSymbol(spec.name))));
+  const QString symbol = formulaToHtml(*parseFormula(QString::fromStdString(symbolMarkup)));
   const QString tip =
       QStringLiteral("<b>%1</b> &nbsp;<code>%2</code><br>%3<br>")
           .arg(symbol, name.toHtmlEscaped(),

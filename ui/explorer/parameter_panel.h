@@ -1,4 +1,5 @@
-// The family selector and one control row per parameter of the chosen family, built from its
+// The family selector (the built-in families, then those loaded from files this session) and one
+// control row per parameter of the chosen family, built from its
 // ParamSpec list: a slider plus a spin box (log-scaled slider for wide positive ranges), a plain
 // spin box for integers, a check box for on/off switches (pin ω). Rows are labelled with the
 // parameter's symbol (γ, ω, η, g_FJ); the tooltip gives its name, meaning and range. A parameter
@@ -69,7 +70,11 @@ class ParameterPanel : public QWidget {
   };
 
   void rebuildRows();
-  void addRow(const ParamSpec& spec);
+  // A row labelled with `symbolMarkup` (the formula markup of the parameter's symbol).
+  void addRow(const ParamSpec& spec, const std::string& symbolMarkup);
+  // A family loaded from a file (bridge/loaded_families.h) joins the list; loaded again, it is
+  // rebuilt where it is shown.
+  void addLoadedFamily(const std::string& id);
   // Enables or disables every row by ParamSpec::noEffectWhen under the current values.
   void updateEffects();
   void valueEdited();  // a control changed a value: effects, then valuesChanged

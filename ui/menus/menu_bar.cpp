@@ -41,6 +41,10 @@ void buildFileMenu(QMainWindow* w, MenuActions& m) {
                 {QKeySequence(QObject::tr("Ctrl+Shift+O"))},
                 QObject::tr("A lesson file of your own (resources/lessons shows the format)"));
   w->addAction(m.openLesson);
+  m.loadEncoding = addAction(
+      w, m.file, "actionLoadEncoding", QObject::tr("Load &Encoding…"), {},
+      QObject::tr("A position family of your own, written in PyTorch and saved as TorchScript "
+                  "(docs/ENCODINGS.md); loading it runs its code"));
   m.recent = m.file->addMenu(QObject::tr("Open &Recent"));
   m.recent->setObjectName("recentMenu");
   m.saveSession =
@@ -152,6 +156,7 @@ QAction* windowAction(QMainWindow* w, const char* name, const QString& text,
 std::vector<QAction*> MenuActions::all() const {
   std::vector<QAction*> a = {openSession,
                              openLesson,
+                             loadEncoding,
                              saveSession,
                              saveSessionAs,
                              saveSessionWithModels,

@@ -35,7 +35,8 @@ struct MenuActions {
   QMenu* file = nullptr;
   QAction* openSession = nullptr;
   QAction* openLesson = nullptr;
-  QMenu* recent = nullptr;  // filled by the session controller
+  QAction* loadEncoding = nullptr;  // a TorchScript family (menus/load_encoding.h)
+  QMenu* recent = nullptr;          // filled by the session controller
   QAction* saveSession = nullptr;
   QAction* saveSessionAs = nullptr;
   QAction* saveSessionWithModels = nullptr;

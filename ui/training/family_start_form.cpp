@@ -16,9 +16,10 @@
 namespace poslab::ui {
 
 namespace {
-// A parameter's row label: its symbol where it has one (gamma -> γ), else its name.
-QString label(const std::string& name) {
-  const std::string symbol = paramSymbol(name);
+// A parameter's row label: its symbol where it has one (gamma -> γ; a loaded family's from its
+// metadata), else its name.
+QString label(const std::string& name, const FamilyDescription* family = nullptr) {
+  const std::string symbol = family ? familyParamSymbol(*family, name) : paramSymbol(name);
   return symbol == name ? QString::fromStdString(name)
                         : formulaToUnicode(QString::fromStdString(symbol));
 }
@@ -80,7 +81,7 @@ void FamilyStartForm::rebuild() {
         auto* fixed = new QLabel(this);
         fixed->setToolTip(tr("%1\nSet by the model's size (d_model / heads)").arg(tip));
         modelValues_[{family, p.name}] = fixed;
-        rows_->addRow(label(p.name), fixed);
+        rows_->addRow(label(p.name, d), fixed);
         continue;
       }
       auto* box = new PreciseSpinBox(this);
@@ -94,7 +95,7 @@ void FamilyStartForm::rebuild() {
         refreshValues();
       });
       boxes_[{family, p.name}] = box;
-      rows_->addRow(label(p.name), box);
+      rows_->addRow(label(p.name, d), box);
     }
   }
   // One list of pins for every family (config.model.pinned), each offered by the families that

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "bridge/catalog.h"
+#include "bridge/loaded_families.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "training/family_start_form.h"
@@ -65,12 +66,14 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   families_->setObjectName("trainFamilies");
   families_->setToolTip(tr("Check 1-4 families; they train on identical batches"));
   for (const auto& f : familyCatalog()) {
-    auto* item = new QListWidgetItem(QString::fromStdString(f.id), families_);
     const bool on = std::find(defaults.families.begin(), defaults.families.end(), f.id) !=
                     defaults.families.end();
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+    addFamilyItem(f, on);
   }
+  for (const std::string& id : loadedFamilies().ids()) addFamilyItem(*findFamily(id), false);
+  connect(&loadedFamilies(), &LoadedFamilies::familyAdded, this, [this](const QString& id) {
+    if (const FamilyDescription* f = findFamily(id.toStdString())) addFamilyItem(*f, false);
+  });
   families_->setMaximumHeight(kFamilyListHeight);
   form->addRow(tr("families"), families_);
   auto* startBox = new QGroupBox(tr("start: family parameters and pins"), this);
@@ -171,6 +174,24 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   connect(taskOptions_, &TaskOptionsForm::changed, this,
           &TrainingSetupForm::followTaskMinimumLength);
   onTaskChanged();
+}
+
+void TrainingSetupForm::addFamilyItem(const FamilyDescription& family, bool checked) {
+  const QString id = QString::fromStdString(family.id);
+  QListWidgetItem* item = nullptr;
+  const auto found = families_->findItems(id, Qt::MatchExactly);
+  if (!found.isEmpty()) {
+    item = found.front();  // loaded again: keeps its check
+  } else {
+    item = new QListWidgetItem(id, families_);
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+  }
+  item->setToolTip(
+      QString::fromStdString(family.title) +
+      (family.isLoaded()
+           ? tr(" (loaded from a file, hash %1)").arg(QString::fromStdString(family.hash))
+           : QString()));
 }
 
 TrainingFormSettings TrainingSetupForm::settings() const {

@@ -22,6 +22,7 @@ class QSpinBox;
 namespace poslab::ui {
 
 class FamilyStartForm;
+struct FamilyDescription;
 class TaskOptionsForm;
 
 class TrainingSetupForm : public QWidget {
@@ -47,6 +48,9 @@ class TrainingSetupForm : public QWidget {
   void sampleLengthsChanged();  // the train length or the eval lengths changed
 
  private:
+  // One entry of the families list: a built-in family, or one loaded from a file this session
+  // (bridge/loaded_families.h), added when it arrives.
+  void addFamilyItem(const FamilyDescription& family, bool checked);
   void onTaskChanged();  // shows the task's options (the setup's when it is its task)
   // Keeps the train length within what the shown task and options can generate: the box's
   // minimum is the task's (core taskMinLength; kv-retrieval with 32 pairs: 99), so a length below

@@ -1,0 +1,242 @@
+// Issue 32: a family written in PyTorch, loaded at run time, goes wherever a built-in family goes
+// in the window. File > Load Encoding... says once that loading runs the file's code; a hostile
+// file is refused with one line and changes nothing; a good one joins the explorer's and the
+// training form's family lists with sliders from its metadata; the kernel view draws what the
+// family's formula (written here from tests/torchscript/write_modules.py, not from the module)
+// gives for the slider's value; every explorer view shows it, or says in one line which form is
+// missing; it trains in compare mode beside rope. The modules are written by the
+// torchscript.write_modules fixture (POSLAB_TS_DIR); POSLAB_ENCODING_SHOTS=DIR saves
+// screenshots.
+#include <qcustomplot.h>
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QtTest>
+
+#include <cmath>
+
+#include "app_shell.h"
+#include "bridge/loaded_families.h"
+#include "explorer/explorer_controller.h"
+#include "explorer/kernel_view.h"
+#include "explorer/parameter_panel.h"
+#include "main_window.h"
+#include "menus/load_encoding.h"
+#include "panel_actions.h"
+#include "tiny_setups.h"
+#include "training/training_panel.h"
+#include "training/training_setup_form.h"
+
+using namespace poslab::ui;
+
+namespace {
+constexpr int kWaitMs = 60000;
+
+QString module(const char* name) {
+  return QDir(qEnvironmentVariable("POSLAB_TS_DIR")).absoluteFilePath(name);
+}
+
+void shoot(QWidget& w, const char* name) {
+  const QString dir = qEnvironmentVariable("POSLAB_ENCODING_SHOTS");
+  if (dir.isEmpty()) return;
+  QCoreApplication::processEvents();
+  QVERIFY(w.grab().save(QDir(dir).filePath(name)));
+}
+
+// damped.pt's kernel (write_modules.py, MATH 1.5): K(d) = e^(−γ d) · mean_b cos(ω_b d) over the
+// D/4 = 4 blocks of head_dim 16, ω_b = base^(−2b/D).
+double dampedKernel(double gamma, double base, double d) {
+  double sum = 0;
+  for (int b = 0; b < 4; ++b) sum += std::cos(std::pow(base, -2.0 * b / 16.0) * d);
+  return std::exp(-gamma * d) * sum / 4.0;
+}
+
+QStringList familyItems(QComboBox* box) {
+  QStringList out;
+  for (int i = 0; i < box->count(); ++i) out << box->itemData(i).toString();
+  return out;
+}
+}  // namespace
+
+class TestLoadEncoding : public QObject {
+  Q_OBJECT
+
+  std::unique_ptr<AppShell> shell_;
+  MainWindow* w_ = nullptr;
+
+  QComboBox* familyBox() { return w_->parameters()->findChild<QComboBox*>("family"); }
+  QListWidget* trainFamilies() { return w_->findChild<QListWidget*>("trainFamilies"); }
+  void settle(ExplorerView view) {
+    ExplorerController* c = shell_->explorer();
+    QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
+  }
+  // Loads `path` through the menu's command (the notice already agreed); the outcome.
+  std::pair<bool, QString> load(const QString& path) {
+    QSignalSpy done(shell_->encodings(), &EncodingLoader::finished);
+    shell_->encodings()->load(path);
+    if (!done.wait(kWaitMs)) return {false, "no answer"};
+    return {done.at(0).at(0).toBool(), done.at(0).at(1).toString()};
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY2(QFile::exists(module("damped.pt")), "POSLAB_TS_DIR has no damped.pt");
+    shell_ = std::make_unique<AppShell>();
+    w_ = &shell_->window();
+    w_->resize(1280, 860);
+    w_->show();
+  }
+
+  // The first Load Encoding of a session says that loading runs code; Cancel changes nothing.
+  void noticeComesFirst() {
+    const QStringList before = familyItems(familyBox());
+    QVERIFY(shell_->actions().loadEncoding->isEnabled());
+    shell_->actions().loadEncoding->trigger();
+    QMessageBox* notice = nullptr;
+    QTRY_VERIFY((notice = w_->findChild<QMessageBox*>("encodingCodeNotice")) &&
+                notice->isVisible());
+    QVERIFY2(notice->text().contains("runs its code"), qPrintable(notice->text()));
+    shoot(*notice, "encoding-notice.png");
+    notice->reject();
+    QVERIFY(!shell_->encodings()->agreed());
+    QCOMPARE(familyItems(familyBox()), before);
+  }
+
+  // Each hostile file: one line naming the file and what was wrong; the window as it was.
+  void hostileFilesChangeNothing() {
+    QVERIFY(w_->parameters()->setFamily("rope"));
+    const QStringList families = familyItems(familyBox());
+    const int trainCount = trainFamilies()->count();
+    const struct {
+      const char* file;
+      const char* says;
+    } cases[] = {{"not_torchscript.pt", "not a TorchScript module"},
+                 {"bad_shape.pt", "scores: returned shape"},
+                 {"bad_signature.pt", "scores: wrong signature"},
+                 {"bad_noncausal.pt", "depends on more than its own query and key"},
+                 {"bad_nan.pt", "bad_nan.pt"},
+                 {"bad_raises.pt", "bad_raises.pt"},
+                 {"missing.pt", "missing.pt"}};
+    for (const auto& c : cases) {
+      const auto [ok, message] = load(module(c.file));
+      QVERIFY2(!ok, c.file);
+      QVERIFY2(message.contains(c.file) && message.contains(c.says, Qt::CaseInsensitive),
+               qPrintable(message));
+      QVERIFY2(!message.contains('\n'), qPrintable(message));
+      QCOMPARE(familyItems(familyBox()), families);
+      QCOMPARE(trainFamilies()->count(), trainCount);
+      QCOMPARE(w_->parameters()->familyId(), std::string("rope"));
+    }
+    // The error box of the last one: close it, as a user would.
+    for (QMessageBox* box : w_->findChildren<QMessageBox*>("loadEncodingError")) box->close();
+  }
+
+  // A good file: both lists, sliders from its metadata, the kernel the formula gives.
+  void loadedFamilyHasSlidersAndKernel() {
+    const auto [ok, id] = load(module("damped.pt"));
+    QVERIFY2(ok, qPrintable(id));
+    QCOMPARE(id, "file:" + module("damped.pt"));
+    QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
+    QVERIFY(familyItems(familyBox()).contains(id));
+    QCOMPARE(familyBox()->currentText(), QString("Damped RoPE (TorchScript) (file)"));
+    QCOMPARE(trainFamilies()->findItems(id, Qt::MatchExactly).size(), 1);
+    auto* label = w_->parameters()->findChild<QLabel*>("label_gamma");
+    QVERIFY(label);
+    QVERIFY2(label->text().contains(QString::fromUtf8("γ")), qPrintable(label->text()));
+
+    // Move γ's slider as a user drags it; the kernel view redraws with the new γ.
+    w_->showView(WindowView::Kernel);
+    auto* slider = w_->parameters()->findChild<QSlider*>("slider_gamma");
+    QVERIFY(slider);
+    slider->setValue(slider->maximum() * 6 / 10);  // a log slider over 10·[1e-6, 1]: γ ≈ 0.04
+    const double gamma = w_->parameters()->values().at("gamma");
+    QVERIFY2(gamma > 1e-3 && gamma < 1, qPrintable(QString::number(gamma)));
+    settle(ExplorerView::Kernel);
+    QVERIFY2(w_->errorLabel()->text().isEmpty(), qPrintable(w_->errorLabel()->text()));
+    QCPGraph* kernel = w_->kernelView()->kernelGraph();
+    QVERIFY(kernel && kernel->dataCount() >= 16);
+    double largest = 0;
+    for (auto it = kernel->data()->constBegin(); it != kernel->data()->constEnd(); ++it) {
+      const double expected = dampedKernel(gamma, 10000, it->key);
+      QVERIFY2(
+          std::abs(it->value - expected) <= 1e-12,
+          qPrintable(QString("K(%1) = %2, formula %3").arg(it->key).arg(it->value).arg(expected)));
+      largest = std::max(largest, std::abs(it->value - dampedKernel(1e-4, 10000, it->key)));
+    }
+    QVERIFY2(largest > 1e-3, "γ's slider did not change the kernel: the check could not fail");
+    shoot(*w_, "encoding-kernel.png");
+  }
+
+  // Every explorer view shows the loaded family.
+  void everyViewShowsIt() {
+    for (WindowView v : {WindowView::Attention, WindowView::Norms, WindowView::Probe,
+                         WindowView::Diagnostics, WindowView::Kernel}) {
+      w_->showView(v);
+      settle(static_cast<ExplorerView>(v));
+      QVERIFY2(shell_->explorer()->lastError().isEmpty(),
+               qPrintable(windowViewName(v) + ": " + shell_->explorer()->lastError()));
+      if (v == WindowView::Attention) shoot(*w_, "encoding-attention.png");
+      if (v == WindowView::Norms) shoot(*w_, "encoding-norms.png");
+    }
+  }
+
+  // A bias-only family without kernel(): the kernel view says so in one line; the others show it.
+  void missingFormSaysSo() {
+    const auto [ok, id] = load(module("linear_bias.pt"));
+    QVERIFY2(ok, qPrintable(id));
+    w_->showView(WindowView::Kernel);
+    settle(ExplorerView::Kernel);
+    const QString error = shell_->explorer()->lastError();
+    QVERIFY2(error.contains("kernel view is not available"), qPrintable(error));
+    QVERIFY2(!error.contains('\n'), qPrintable(error));
+    QVERIFY(w_->errorLabel()->isVisible());
+    shoot(*w_, "encoding-no-kernel.png");
+    w_->showView(WindowView::Attention);
+    settle(ExplorerView::Attention);
+    QVERIFY2(shell_->explorer()->lastError().isEmpty(),
+             qPrintable(shell_->explorer()->lastError()));
+  }
+
+  // Compare mode: the loaded family and rope train on the same batches, side by side.
+  void trainsBesideRope() {
+    const std::string id = "file:" + module("damped.pt").toStdString();
+    TrainingPanel* panel = w_->trainingPanel();
+    poslab::ExperimentSpec tiny = test::tinyIndirectSetup({id, "rope"});
+    tiny.base.optim.warmup = 0;
+    tiny.base.optim.positionLrScale = 10;
+    tiny.familyParams[id] = {{"gamma", 0.05}};
+    test::loadExperiment(*panel, tiny);
+    w_->showView(WindowView::Training);
+    for (long long s = 1; s <= 6; ++s) {
+      test::clickButton(panel, "stepButton");
+      QTRY_VERIFY_WITH_TIMEOUT(
+          panel->runCount() == 2 && panel->runStep(0) >= s && panel->runStep(1) >= s, kWaitMs);
+    }
+    const int mine = panel->runFamily(0) == id ? 0 : 1;
+    QCOMPARE(panel->runFamily(mine), id);
+    QCOMPARE(panel->runFamily(1 - mine), std::string("rope"));
+    const poslab::Snapshot loaded = panel->lastSnapshot(mine);
+    const double ropeLoss = panel->lastSnapshot(1 - mine).loss;
+    QVERIFY(std::isfinite(loaded.loss) && std::isfinite(ropeLoss));
+    // Its own encoding: the same batches and weights, another loss.
+    QVERIFY2(std::abs(loaded.loss - ropeLoss) > 1e-7,
+             qPrintable(
+                 QString("%1 vs rope %2").arg(loaded.loss, 0, 'g', 12).arg(ropeLoss, 0, 'g', 12)));
+    // Its learned γ (per head, per layer) started at the setup's 0.05 and moved.
+    QVERIFY(loaded.position.count("gamma"));
+    double moved = 0;
+    for (double g : loaded.position.at("gamma")) moved = std::max(moved, std::abs(g - 0.05));
+    QVERIFY2(moved > 1e-6, "γ did not train");
+    shoot(*w_, "encoding-training.png");
+  }
+
+  void cleanupTestCase() { shell_.reset(); }
+};
+
+QTEST_MAIN(TestLoadEncoding)
+#include "test_load_encoding.moc"
