@@ -9,6 +9,7 @@
 #include "io/atomic_file.h"
 #include "io/input_file.h"
 #include "io/json_fields.h"
+#include "train/checkpoint_encoding.h"
 #include "train/checkpoint_file.h"
 #include "train/trainable_check.h"
 #include "train/trainer.h"
@@ -152,6 +153,23 @@ std::unique_ptr<Trainer> Trainer::fromCheckpoint(const std::string& path) {
   s.step = dict.at("step").toInt();
   if (s.step < 0) throw Error("checkpoint " + path + " has a negative step");
   return trainer;
+}
+
+std::string registerCheckpointEncoding(const std::string& path) {
+  auto dict = readCheckpointDict(path);
+  std::string family;
+  try {
+    family = nlohmann::json::parse(dict.at("config").toStringRef()).get<TrainConfig>().model.family;
+  } catch (const std::exception& e) {  // as fromCheckpoint reads it
+    throw Error("checkpoint " + path + " has a malformed config: " + e.what());
+  }
+  if (!isFileFamilyId(family) || !dict.contains(kEncodingModuleKey)) return {};
+  try {
+    registerSavedModule(dict, family, path);
+  } catch (const InvalidArgument& e) {
+    throw Error("checkpoint " + path + ": its encoding module: " + e.what());
+  }
+  return family;
 }
 
 }  // namespace poslab

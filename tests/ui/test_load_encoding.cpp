@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -26,9 +27,11 @@
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
 #include "main_window.h"
+#include "menus/file_menu.h"
 #include "menus/load_encoding.h"
 #include "panel_actions.h"
 #include "tiny_setups.h"
+#include "training/family_start_form.h"
 #include "training/training_panel.h"
 #include "training/training_setup_form.h"
 
@@ -54,6 +57,24 @@ double dampedKernel(double gamma, double base, double d) {
   double sum = 0;
   for (int b = 0; b < 4; ++b) sum += std::cos(std::pow(base, -2.0 * b / 16.0) * d);
   return std::exp(-gamma * d) * sum / 4.0;
+}
+
+// FNV-1a 64 of a file's bytes, in hex: the content hash docs/SESSIONS.md names.
+QString fnv1a(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  quint64 h = 14695981039346656037ull;
+  for (char c : f.readAll()) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return QString::number(h, 16).rightJustified(16, '0');
+}
+
+nlohmann::json readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return nlohmann::json::parse(f.readAll().toStdString());
 }
 
 QStringList familyItems(QComboBox* box) {
@@ -232,7 +253,91 @@ class TestLoadEncoding : public QObject {
     double moved = 0;
     for (double g : loaded.position.at("gamma")) moved = std::max(moved, std::abs(g - 0.05));
     QVERIFY2(moved > 1e-6, "γ did not train");
+    // The start box shows the loaded family's start: the setup's γ, its default base.
+    FamilyStartForm* start = panel->setupForm()->familyStart();
+    QVERIFY(start->valueBox(id, "gamma") && start->valueBox(id, "base"));
+    QCOMPARE(start->valueBox(id, "gamma")->value(), 0.05);
+    QCOMPARE(start->valueBox(id, "base")->value(), 10000.0);
+    QVERIFY(start->pinBox("gamma"));  // its learned parameter declares its pin
     shoot(*w_, "encoding-training.png");
+  }
+
+  // Sessions keep a loaded family by path and content hash. A changed file is refused; a
+  // session saved with trained models opens from the module its checkpoint keeps.
+  void sessionsKeepPathAndHash() {
+    QTemporaryDir dir;
+    const QString mine = dir.filePath("mine.pt");
+    QVERIFY(QFile::copy(module("damped.pt"), mine));
+    const auto [ok, id] = load(mine);
+    QVERIFY2(ok, qPrintable(id));
+    QVERIFY(w_->parameters()->setValue("gamma", 0.0125));
+    TrainingPanel* panel = w_->trainingPanel();
+    test::loadExperiment(*panel, test::tinyIndirectSetup({id.toStdString(), "rope"}));
+    for (long long s = 1; s <= 2; ++s) {
+      test::clickButton(panel, "stepButton");
+      QTRY_VERIFY_WITH_TIMEOUT(
+          panel->runCount() == 2 && panel->runStep(0) >= s && panel->runStep(1) >= s, kWaitMs);
+    }
+    SessionController* sessions = shell_->sessions();
+    const QString plain = dir.filePath("plain.poslab"), models = dir.filePath("models.poslab");
+    QVERIFY2(sessions->saveFile(plain), qPrintable(sessions->lastError()));
+    QSignalSpy saved(sessions, &SessionController::sessionSaved);
+    QVERIFY2(sessions->saveFileWithModels(models), qPrintable(sessions->lastError()));
+    QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);  // the runs write their checkpoints
+    QVERIFY2(saved.at(0).at(1).toString().isEmpty(), qPrintable(saved.at(0).at(1).toString()));
+    QCOMPARE(readJson(models).at("family_files"), readJson(plain).at("family_files"));
+    const QString hash = fnv1a(mine);
+    const nlohmann::json files = readJson(plain).at("family_files");
+    QCOMPARE(files.size(), size_t(1));  // the explorer's and a training family: one file
+    QCOMPARE(QString::fromStdString(files[0].at("family").get<std::string>()), id);
+    QCOMPARE(QString::fromStdString(files[0].at("hash").get<std::string>()), hash);
+
+    // Reopened: the family and its value come back.
+    QVERIFY(w_->parameters()->setFamily("rope"));
+    QVERIFY2(sessions->openFile(plain), qPrintable(sessions->lastError()));
+    QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
+    QCOMPARE(w_->parameters()->values().at("gamma"), 0.0125);
+
+    // The file changes (another module), and the user loads the new one: the session that was
+    // saved with the old one is refused, naming the file, and the window stays as it is.
+    QVERIFY(QFile::remove(mine) && QFile::copy(module("rope.pt"), mine));
+    const auto [reloaded, again] = load(mine);
+    QVERIFY2(reloaded, qPrintable(again));
+    QCOMPARE(familyBox()->currentText(), QString("RoPE (TorchScript) (file)"));
+    QVERIFY(!w_->parameters()->values().count("gamma"));
+    QVERIFY(!sessions->openFile(plain));
+    QVERIFY2(sessions->lastError().contains("changed since it was saved") &&
+                 sessions->lastError().contains(mine),
+             qPrintable(sessions->lastError()));
+    QCOMPARE(familyBox()->currentText(), QString("RoPE (TorchScript) (file)"));
+    QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
+    for (QMessageBox* box : w_->findChildren<QMessageBox*>()) box->close();
+
+    // The session with trained models opens from its checkpoints' module, not the file.
+    QVERIFY2(sessions->openFile(models), qPrintable(sessions->lastError()));
+    QCOMPARE(QString::fromStdString(findFamily(id.toStdString())->hash), hash);
+    QCOMPARE(familyBox()->currentText(), QString("Damped RoPE (TorchScript) (file)"));
+    QCOMPARE(w_->parameters()->values().at("gamma"), 0.0125);
+    QCOMPARE(panel->runCount(), 2);
+    QVERIFY(panel->runStep(0) >= 2 && panel->runStep(1) >= 2);
+    shoot(*w_, "encoding-session-models.png");
+
+    // A family file that is gone: the session names it.
+    nlohmann::json gone = readJson(plain);
+    const std::string missing = "file:" + dir.filePath("gone.pt").toStdString();
+    gone["explorer"]["family"] = missing;
+    gone["explorer"]["values"] = nlohmann::json::object();
+    gone["training"]["families"] = {"rope"};
+    gone["family_files"] = {{{"family", missing}, {"hash", hash.toStdString()}}};
+    const QString gonePath = dir.filePath("gone.poslab");
+    QFile out(gonePath);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QByteArray::fromStdString(gone.dump()));
+    out.close();
+    QVERIFY(!sessions->openFile(gonePath));
+    QVERIFY2(sessions->lastError().contains("gone.pt"), qPrintable(sessions->lastError()));
+    QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
+    for (QMessageBox* box : w_->findChildren<QMessageBox*>()) box->close();
   }
 
   void cleanupTestCase() { shell_.reset(); }

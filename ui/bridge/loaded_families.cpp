@@ -10,6 +10,7 @@
 #include "encodings/registry.h"
 #include "encodings/torchscript_family.h"
 #include "io/input_file.h"
+#include "train/checkpoint_encoding.h"
 
 namespace poslab::ui {
 
@@ -55,6 +56,40 @@ FamilyLoad loadFamilyFile(const std::string& path) {
   } catch (const std::exception& e) {
     return {std::nullopt, e.what()};
   }
+}
+
+FamilyLoad loadFamilyFileWithHash(const std::string& path, const std::string& hash) {
+  FamilyLoad out;
+  std::string bytes;
+  try {
+    bytes = readInputFile(path, "encoding file", kMaxEncodingFileBytes);
+  } catch (const std::exception& e) {
+    out.fileMissing = true;
+    out.error = e.what();
+    return out;
+  }
+  const std::string now = contentHash(bytes);
+  if (now != hash) {
+    out.fileChanged = true;
+    out.error = "encoding file '" + path + "' changed since it was saved (content hash " + hash +
+                ", now " + now + ")";
+    return out;
+  }
+  return loadFamilyBytes(path, bytes);
+}
+
+FamilyLoad loadFamilyFromCheckpoint(const std::string& checkpoint, const std::string& id) {
+  FamilyLoad out;
+  try {
+    if (registerCheckpointEncoding(checkpoint) != id) {
+      out.error = "trained model '" + checkpoint + "' keeps no module of " + id;
+      return out;
+    }
+    out.family = describe(familyInfo(id));
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
 }
 
 std::optional<FamilyDescription> registeredFileFamily(const std::string& id) {

@@ -24,6 +24,8 @@ namespace poslab::ui {
 struct FamilyLoad {
   std::optional<FamilyDescription> family;
   std::string error;
+  bool fileMissing = false;  // loadFamilyFileWithHash: no such file
+  bool fileChanged = false;  // loadFamilyFileWithHash: the file's content has another hash
 };
 
 // Reads PATH, checks the module on core's probe and registers it as file:PATH (a file loaded
@@ -32,6 +34,12 @@ struct FamilyLoad {
 FamilyLoad loadFamilyFile(const std::string& path);
 // The same from bytes already read (a session's check of the file's hash read them).
 FamilyLoad loadFamilyBytes(const std::string& path, const std::string& bytes);
+// A session's family (session_families.h): the file must still hold what was saved, content
+// hash `hash`; a missing or changed file is refused (flagged), never loaded silently.
+FamilyLoad loadFamilyFileWithHash(const std::string& path, const std::string& hash);
+// The module a trained model's checkpoint keeps (core's registerCheckpointEncoding), as family
+// `id`; an error when the checkpoint keeps none for `id`.
+FamilyLoad loadFamilyFromCheckpoint(const std::string& checkpoint, const std::string& id);
 // The family core already holds under `id` (registered from a checkpoint, say), without reading
 // any file; nullopt when core holds none.
 std::optional<FamilyDescription> registeredFileFamily(const std::string& id);

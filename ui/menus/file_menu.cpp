@@ -15,6 +15,7 @@
 #include <QSplitter>
 
 #include "error_report.h"
+#include "session/session_families.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
 #include "training/training_panel.h"
@@ -22,6 +23,18 @@
 namespace poslab::ui {
 
 namespace {
+
+// A run's family as part of its checkpoint's file name: the id, or for a family loaded from a
+// file (file:PATH) "file-" and the file's base name; characters a name should not hold become _.
+QString checkpointName(const QString& family) {
+  QString name = family.startsWith(QLatin1String("file:"))
+                     ? QStringLiteral("file-") + QFileInfo(family.mid(5)).completeBaseName()
+                     : family;
+  for (QChar& c : name)
+    if (!c.isLetterOrNumber() && c != '-' && c != '_' && c != '.') c = '_';
+  return name;
+}
+
 const char* const kRecentKey = "session/recentFiles";
 const char* const kDirKey = "session/lastDirectory";
 const char* const kFilter = "PosLab sessions (*.poslab);;JSON (*.json);;All files (*)";
@@ -104,12 +117,13 @@ bool SessionController::saveFileWithModels(const QString& path) {
   // match it, or the session could never be opened again.
   SessionState setup = captureSession(parts_);
   setup.training = panel->runningExperiment();
+  setup.familyFiles = usedFamilyFiles(setup);
   QStringList relative, paths;
   for (int i = 0; i < panel->runCount(); ++i) {
     relative << QStringLiteral("%1/run%2-%3.pt")
                     .arg(folder)
                     .arg(i)
-                    .arg(QString::fromStdString(panel->runFamily(i)));
+                    .arg(checkpointName(QString::fromStdString(panel->runFamily(i))));
     paths << dir.filePath(relative.back());
   }
   QPointer<SessionController> self(this);

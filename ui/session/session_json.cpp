@@ -139,6 +139,12 @@ json sessionToJson(const SessionState& s) {
       list.push_back({{"family", c.family}, {"file", c.file}, {"step", c.step}});
     j["trained_models"] = list;
   }
+  if (!s.familyFiles.empty()) {
+    json list = json::array();
+    for (const SessionFamilyFile& f : s.familyFiles)
+      list.push_back({{"family", f.family}, {"hash", f.hash}});
+    j["family_files"] = list;
+  }
   return j;
 }
 
@@ -228,6 +234,21 @@ bool sessionFromJson(const json& j, SessionState& out, QString* error) {
       r.integer("step", c.step);
       if (!r.finish()) return false;
       s.checkpoints.push_back(c);
+    }
+  }
+  if (const json* files = top.field("family_files", false)) {
+    if (!files->is_array()) {
+      *error =
+          QObject::tr("field 'family_files' must be an array, not %1").arg(q(shownJson(*files)));
+      return false;
+    }
+    for (size_t i = 0; i < files->size(); ++i) {
+      SessionFamilyFile f;
+      ObjectReader r((*files)[i], "family_files[" + std::to_string(i) + "]", error);
+      r.string("family", f.family, true);
+      r.string("hash", f.hash, true);
+      if (!r.finish()) return false;
+      s.familyFiles.push_back(f);
     }
   }
   if (!top.finish()) return false;

@@ -15,6 +15,7 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
+#include "session/session_families.h"
 #include "training/training_panel.h"
 #include "training/training_setup.h"
 
@@ -48,6 +49,7 @@ SessionState captureSession(const SessionParts& w) {
   s.views.diagnostics = e.diagnostics->settings();
   s.tab = windowViewName(w.views->currentView()).toStdString();
   s.training = w.training->experiment();
+  s.familyFiles = usedFamilyFiles(s);
   return s;
 }
 
@@ -166,6 +168,11 @@ QString validateSession(const SessionParts& w, const SessionState& s, bool withT
 }
 
 bool applySession(const SessionParts& w, const SessionState& s, QString* error, bool withTraining) {
+  // Its file families first: the checks below need them loaded, as they were saved.
+  if (const QString families = loadSessionFamilies(s); !families.isEmpty()) {
+    *error = families;
+    return false;
+  }
   const QString problem = validateSession(w, s, withTraining);
   if (!problem.isEmpty()) {
     *error = problem;

@@ -55,6 +55,13 @@ struct SessionCheckpoint {
   long long step = 0;
 };
 
+// A family loaded from a TorchScript file that the session uses: its id (file:PATH) and the
+// content hash of the module it was saved with (session_families.h).
+struct SessionFamilyFile {
+  std::string family;
+  std::string hash;
+};
+
 struct SessionState {
   std::string family;                    // explorer family id
   std::map<std::string, double> values;  // its parameters (missing ones: the spec's default)
@@ -64,6 +71,8 @@ struct SessionState {
   // Trained models, one per training family in training.families' order; empty: setup only
   // (the JSON then has no "trained_models" field, as a plain Save writes it).
   std::vector<SessionCheckpoint> checkpoints;
+  // The file families used above, by path and content hash; empty: none (no "family_files").
+  std::vector<SessionFamilyFile> familyFiles;
 };
 
 // {"format": "poslab-session-1", "explorer": {...}, "views": {...}, "tab": ..., "training": {...}}

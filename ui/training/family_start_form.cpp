@@ -142,15 +142,23 @@ void FamilyStartForm::rebuild() {
 void FamilyStartForm::refreshValues() {
   filling_ = true;
   for (const std::string& family : families_) {
-    if (!findFamily(family)) continue;
+    const FamilyDescription* description = findFamily(family);
+    if (!description) continue;
     const auto given = start_.params.find(family);
     const auto values = familyStartValues(
         family, given == start_.params.end() ? std::map<std::string, double>{} : given->second,
         dModel_, heads_, trainLength_);
     for (const auto& [key, box] : boxes_) {
       if (key.first != family) continue;
+      // What core fills in, else the parameter's default (what the run's ParamSet takes): a
+      // box left alone would show its range's minimum.
       const auto v = values.find(key.second);
-      if (v != values.end()) box->setValue(v->second);
+      if (v != values.end()) {
+        box->setValue(v->second);
+      } else {
+        for (const ParamSpec& p : description->params)
+          if (p.name == key.second) box->setValue(p.defaultValue);
+      }
       // Set values in the normal font, what core fills in in italics.
       QFont font = box->font();
       font.setItalic(!isSet(family, key.second));
