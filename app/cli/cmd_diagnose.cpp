@@ -9,6 +9,7 @@
 #include "analysis/pj_adaptive.h"
 #include "analysis/pj_diagnostics.h"
 #include "cli/cli_common.h"
+#include "cli/diagnose_fixed_kernel.h"
 #include "encodings/common_params.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
@@ -21,7 +22,13 @@ namespace {
 struct AdaptiveOptions {
   PjAdaptiveSettings s;
   std::string selection = "train_mse";
-  std::vector<CLI::Option*> given;  // to refuse them with a kernel-LM target
+  std::vector<double> omegaCycles;         // one value for the adaptive recovery
+  std::vector<CLI::Option*> given;         // to refuse them with a kernel-LM target
+  std::vector<CLI::Option*> adaptiveOnly;  // to refuse them with --fixed-kernel
+  bool fixedKernel = false;
+  std::vector<long long> evalLengths;  // --fixed-kernel's lengths
+  CLI::Option* evalLengthsOption = nullptr;
+  CLI::Option* evalLenOption = nullptr;
 };
 
 void addAdaptiveOptions(CLI::App* cmd, AdaptiveOptions& a) {
@@ -30,11 +37,14 @@ void addAdaptiveOptions(CLI::App* cmd, AdaptiveOptions& a) {
       cmd->add_option("--train-len", a.s.trainLength, "L: fit on d = 0..L-1" + only)
           ->capture_default_str()
           ->check(integerIn(2, 65536)),
-      cmd->add_option("--eval-len", a.s.evalLength, "T: evaluate on d = 0..T-1" + only)
-          ->capture_default_str()
-          ->check(integerIn(2, 1'000'000)),
-      cmd->add_option("--omega-cycles", a.s.omegaCycles, "omega = 2 pi cycles / L" + only)
-          ->capture_default_str(),
+      a.evalLenOption =
+          cmd->add_option("--eval-len", a.s.evalLength, "T: evaluate on d = 0..T-1" + only)
+              ->capture_default_str()
+              ->check(integerIn(2, 1'000'000)),
+      cmd->add_option(
+             "--omega-cycles", a.omegaCycles,
+             "omega = 2 pi cycles / L" + only + " (17; --fixed-kernel: a comma list, 5,17,61)")
+          ->delimiter(','),
       cmd->add_option("--max-order", a.s.maxOrder, "R: jet orders 0..R" + only)
           ->capture_default_str()
           ->check(integerIn(0, 8)),
@@ -56,6 +66,31 @@ void addAdaptiveOptions(CLI::App* cmd, AdaptiveOptions& a) {
       cmd->add_option("--seed", a.s.seed, "restart k is seeded seed + 7919 k" + only)
           ->capture_default_str(),
       cmd->add_flag("--float64", a.s.float64, "train in float64 (default float32)" + only)};
+  for (const char* name :
+       {"--steps", "--lr", "--restarts", "--order-init-cycle", "--selection", "--seed"})
+    a.adaptiveOnly.push_back(cmd->get_option(name));
+  a.adaptiveOnly.push_back(a.evalLenOption);
+  cmd->add_flag("--fixed-kernel", a.fixedKernel,
+                "the fixed kernel basis recovery: a least-squares readout of each fixed basis "
+                "(rope, alibi, Jordan and scaled jets, light cone) on d < L, its MSE and R2 on "
+                "d < T for each --eval-lengths T; sector targets (default: all)");
+  a.evalLengthsOption =
+      cmd->add_option("--eval-lengths", a.evalLengths,
+                      "--fixed-kernel: evaluation lengths, a comma list (1024,2048,4096,8192)")
+          ->delimiter(',')
+          ->check(integerIn(2, 1'000'000));
+  a.given.push_back(a.evalLengthsOption);
+}
+
+// --fixed-kernel: the reference's defaults where no option was given.
+FixedRecoverySettings fixedSettings(const AdaptiveOptions& a, const CLI::App& cmd) {
+  FixedRecoverySettings f;
+  if (cmd.get_option("--train-len")->count() > 0) f.trainLength = a.s.trainLength;
+  if (cmd.get_option("--max-order")->count() > 0) f.maxOrder = a.s.maxOrder;
+  if (!a.omegaCycles.empty()) f.omegaCycles = a.omegaCycles;
+  if (!a.evalLengths.empty()) f.evalLengths = a.evalLengths;
+  f.float64 = a.s.float64;
+  return f;
 }
 
 std::vector<std::string> sectorTargets(const std::string& target) {
@@ -160,7 +195,30 @@ void addDiagnoseCommand(CLI::App& app) {
       ->capture_default_str();
   addCommonOptions(cmd, o->common);
   addAdaptiveOptions(cmd, *adaptive);
-  cmd->callback([o, adaptive] {
+  cmd->callback([o, adaptive, cmd] {
+    const bool targetGiven = cmd->get_option("--target")->count() > 0;
+    if (adaptive->fixedKernel) {
+      if (!o->common.sets.empty())
+        throw InvalidArgument("--set applies to kernel-LM targets, not to --fixed-kernel");
+      for (const CLI::Option* opt : adaptive->adaptiveOnly)
+        if (opt->count() > 0)
+          throw InvalidArgument(opt->get_name() +
+                                " applies to the adaptive recovery, not to "
+                                "--fixed-kernel (which fits and evaluates without training)");
+      const auto targets = targetGiven ? sectorTargets(o->target) : std::vector<std::string>{};
+      if (targetGiven && targets.empty())
+        throw InvalidArgument("--fixed-kernel fits sector targets, not '" + o->target + "'",
+                              "give phase, linear, first_jet, second_jet, third_jet, "
+                              "recency_weak_jet, lc_core, lc_affine, a comma list, or all");
+      return runFixedKernelRecovery(fixedSettings(*adaptive, *cmd), targets, o->common.json);
+    }
+    if (adaptive->evalLengthsOption->count() > 0)
+      throw InvalidArgument(
+          "--eval-lengths applies to --fixed-kernel; the adaptive recovery "
+          "takes one --eval-len");
+    if (adaptive->omegaCycles.size() > 1)
+      throw InvalidArgument("--omega-cycles takes one value here; a list is for --fixed-kernel");
+    if (!adaptive->omegaCycles.empty()) adaptive->s.omegaCycles = adaptive->omegaCycles.front();
     const auto sectors = sectorTargets(o->target);
     if (!sectors.empty()) {
       if (!o->common.sets.empty())
@@ -216,6 +274,8 @@ void addDiagnoseCommand(CLI::App& app) {
       nlohmann::json doc{{"target", o->target},
                          {"omega", omega},
                          {"fit_mse", d.kernelMse},
+                         {"condition_number", fit.conditionNumber},
+                         {"ill_conditioned", !(fit.conditionNumber <= kPjIllConditioned)},
                          {"rows", nlohmann::json::array()}};
       for (const auto& r : d.rows)
         doc["rows"].push_back({{"sector", r.sector},
@@ -237,6 +297,13 @@ void addDiagnoseCommand(CLI::App& app) {
                       formatNumber(r.energy, 3), formatNumber(r.loo, 4)});
     printTable({"sector", "order", "mass", "share", "energy", "LOO"}, rows);
     std::cout << "\n(share: of the FJ and LC masses; the affine mass g_aff |slope| stands apart)\n";
+    if (!(fit.conditionNumber <= kPjIllConditioned))
+      std::cout << "\nwarning: the PJ-bias basis is ill-conditioned over these lags (condition "
+                   "number "
+                << formatNumber(fit.conditionNumber, 3)
+                << " with unit columns): the fit is determined, its split into sectors and orders "
+                   "is not; read mass, share, energy and LOO per order as one of many equally good "
+                   "splits\n";
   });
 }
 

@@ -1,5 +1,7 @@
 #include "analysis/pj_diagnostics.h"
 
+#include <ATen/ATen.h>
+
 #include <cmath>
 #include <limits>
 
@@ -14,6 +16,24 @@ double norm2(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x * x;
   return std::sqrt(s);
+}
+
+// Condition number of the columns scaled to unit norm (a zero column: infinite).
+double scaledConditionNumber(const std::vector<std::vector<double>>& columns) {
+  if (columns.empty()) return 1;
+  const auto n = static_cast<int64_t>(columns.front().size());
+  const auto m = static_cast<int64_t>(columns.size());
+  at::Tensor x = at::empty({n, m}, at::kDouble);
+  auto a = x.accessor<double, 2>();
+  for (int64_t j = 0; j < m; ++j) {
+    const double norm = norm2(columns[static_cast<size_t>(j)]);
+    if (!(norm > 0)) return std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < n; ++i) a[i][j] = columns[static_cast<size_t>(j)][i] / norm;
+  }
+  const at::Tensor sv = at::linalg_svdvals(x);
+  const double smallest = sv.min().item<double>();
+  return smallest > 0 ? sv.max().item<double>() / smallest
+                      : std::numeric_limits<double>::infinity();
 }
 }  // namespace
 
@@ -99,6 +119,7 @@ PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
   }
   h.slope = fit.coefficients[2 * (R + 1)];  // Aff = -slope rho, and the column is -rho
   out.diagnostics = pjDiagnoseHead(shape, h, lags, target);
+  out.conditionNumber = scaledConditionNumber(basis.columns);
   return out;
 }
 

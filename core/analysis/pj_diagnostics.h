@@ -42,7 +42,12 @@ PjDiagnostics pjDiagnoseHead(const PjShape& shape, const PjHead& head,
 struct PjFit {
   PjHead head;  // coefficients that reproduce the fit
   PjDiagnostics diagnostics;
+  // Of the basis with each column scaled to unit norm (float64 SVD, largest / smallest singular
+  // value; infinite when a column is dependent). Above kPjIllConditioned the fit's values are
+  // fine but its split into sectors and orders is not determined by the data.
+  double conditionNumber = 0;
 };
+inline constexpr double kPjIllConditioned = 1e6;
 PjFit pjFitAndDiagnose(const PjShape& shape, double omega, double kappa,
                        const std::vector<double>& lags, const std::vector<double>& target);
 

@@ -66,6 +66,14 @@ json_has diagnose-fj1 "$tmp/d.json" "max([r for r in d['rows'] if r['sector'] !=
   --float64 --json > "$tmp/da.json"
 json_has diagnose-adaptive "$tmp/da.json" "[r['target'] for r in d['results']]==['phase','first_jet'] and all(len(r['functional_energy'])==4 and len(r['leave_one_order_out_delta_mse'])==4 for r in d['results']) and d['results'][0]['top_order']==0 and d['config']['train_len']==128"
 expect_ok diagnose-adaptive-table "$cli" diagnose --target lc_core --train-len 64 --eval-len 128 --steps 20 --restarts 1
+# the fixed kernel recovery: first_jet = (d/L) cos(omega d) lies in jordan_R1's span, so that
+# basis fits it to float64 round-off at every length; 15 bases x 2 lengths x 8 targets rows
+"$cli" diagnose --fixed-kernel --train-len 64 --eval-lengths 64,128 --omega-cycles 3 --float64 \
+  --json > "$tmp/fk.json"
+json_has diagnose-fixed-kernel "$tmp/fk.json" "len(d['rows'])==8*15*2 and d['final_eval_len']==128 and [r for r in d['rows'] if r['target']=='first_jet' and r['basis']=='jordan_R1' and r['eval_len']==128][0]['mse'] < 1e-20 and 'jordan_R1' in [b for b in d['best'] if b['target']=='first_jet'][0]['exact_fits']"
+expect_ok diagnose-fixed-kernel-table "$cli" diagnose --fixed-kernel --train-len 64 --eval-lengths 64,128 --omega-cycles 3,5 --target phase
+"$cli" diagnose --target mixed_raw > "$tmp/mixed.txt" 2>&1
+if grep -q "ill-conditioned" "$tmp/mixed.txt"; then ok; else fail "diagnose mixed_raw: no ill-conditioning warning"; fi
 
 # bad input
 expect_error unknown-family "unknown family 'bogus'" "$cli" kernel --family bogus
@@ -289,6 +297,12 @@ expect_error diagnose-set-sector "--set applies to kernel-LM targets" "$cli" dia
 expect_error diagnose-unknown "unknown target 'bogus'" "$cli" diagnose --target bogus
 expect_error diagnose-restarts-zero "--restarts: '0'" "$cli" diagnose --target phase --restarts 0
 expect_error diagnose-lr-zero "lr 0 is out of range" "$cli" diagnose --target phase --lr 0
+expect_error diagnose-fixed-steps "--steps applies to the adaptive recovery" "$cli" diagnose --fixed-kernel --steps 5
+expect_error diagnose-eval-lengths-adaptive "--eval-lengths applies to --fixed-kernel" "$cli" diagnose --target phase --eval-lengths 64,128
+expect_error diagnose-cycles-list-adaptive "--omega-cycles takes one value here" "$cli" diagnose --target phase --omega-cycles 5,17
+expect_error diagnose-fixed-kernel-lm "--fixed-kernel fits sector targets" "$cli" diagnose --fixed-kernel --target mixed_raw
+expect_error diagnose-fixed-cycles-range "omega cycles 40 is out of range" "$cli" diagnose --fixed-kernel --train-len 64 --omega-cycles 40
+expect_error diagnose-fixed-work "the work" "$cli" diagnose --fixed-kernel --train-len 65536 --eval-lengths 1000000,1000000 --omega-cycles 5,17
 expect_error probe-channels "channels = 40 is out of range" "$cli" probe --set channels=40
 expect_error probe-order3-head-dim "probe of jordan-m3 (head_dim 64)" "$cli" probe --families jordan-m3
 # Output that cannot be written (a full disk) is an error, not exit 0.

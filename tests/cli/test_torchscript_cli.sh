@@ -54,6 +54,35 @@ run_ok eval-without-file "$cli" eval --checkpoint "$tmp/run/checkpoint.pt" --len
 run_ok compare "$cli" compare --task kernel-lm --families "rope,$rope" --steps 2 --batch 2 --train-length 16 \
   --d-model 16 --heads 2 --layers 1 --eval-lengths 16 --eval-sequences 2 --out "$tmp/cmp" --json
 
+# `run` with a preset (the experiment format) that puts a loaded family beside rope and pope on
+# indirect indexing, its family_params included; --families picks it alone.
+cp "$dir/damped.pt" "$tmp/preset-mine.pt"
+mine="file:$tmp/preset-mine.pt"
+cat > "$tmp/mine-preset.json" <<EOF
+{"name": "mine-vs-rope-pope", "description": "a loaded family beside rope and pope",
+ "architecture": "poslab", "families": ["$mine", "rope", "pope"], "seeds": [0],
+ "family_params": {"$mine": {"gamma": 0.02}},
+ "config": {"task": {"id": "indirect-indexing", "options": {"alphabet": 16, "max_offset": 1},
+                     "train_length": 12},
+            "model": {"d_model": 16, "heads": 2, "layers": 1}, "optim": {"batch": 4},
+            "run": {"steps": 2, "eval_lengths": [12], "eval_sequences": 4, "eval_every": 0}}}
+EOF
+run_ok run-preset "$cli" run --preset "$tmp/mine-preset.json" --json
+cp "$tmp/out" "$tmp/r.json"
+json_has run-preset-json "$tmp/r.json" "[r['family'] for r in d['results']] == ['$mine', 'rope', 'pope'] and abs(d['results'][0]['position']['gamma'][0] - 0.02) < 0.01"
+run_ok run-preset-subset "$cli" run --preset "$tmp/mine-preset.json" --families "$mine" --json
+cp "$tmp/out" "$tmp/rs.json"
+json_has run-preset-subset-json "$tmp/rs.json" "[r['family'] for r in d['results']] == ['$mine']"
+
+# Pins: the loaded family's learned parameter declares its pin, which holds it; a pin it does
+# not learn is refused, naming what it learns.
+run_ok pin "$cli" train --task kernel-lm --family "$mine" --set gamma=0.02 --pin gamma --steps 3 \
+  --batch 2 --train-length 16 --d-model 16 --heads 2 --layers 1 --eval-lengths 16 \
+  --eval-sequences 2 --position-lr 100 --json
+cp "$tmp/out" "$tmp/pin.json"
+json_has pin-held "$tmp/pin.json" "d['results'][0]['position']['gamma'] == [0.02, 0.02]"
+check_refused pin-not-learned -i "it learns gamma" "$cli" train --task kernel-lm --family "$mine" --pin eta --steps 2 && ok
+
 # The two documented examples load and train.
 for ex in rope_decay alibi_scaled; do
   /usr/bin/python3 "$examples/$ex.py" "$tmp/$ex.pt" > /dev/null 2>&1 || fail "$ex.py did not write its module"

@@ -223,11 +223,11 @@ class TestLoadEncoding : public QObject {
              qPrintable(shell_->explorer()->lastError()));
   }
 
-  // Compare mode: the loaded family and rope train on the same batches, side by side.
-  void trainsBesideRope() {
+  // Compare mode: the loaded family, rope and pope train on the same batches, side by side.
+  void trainsBesideRopeAndPope() {
     const std::string id = "file:" + module("damped.pt").toStdString();
     TrainingPanel* panel = w_->trainingPanel();
-    poslab::ExperimentSpec tiny = test::tinyIndirectSetup({id, "rope"});
+    poslab::ExperimentSpec tiny = test::tinyIndirectSetup({id, "rope", "pope"});
     tiny.base.optim.warmup = 0;
     tiny.base.optim.positionLrScale = 10;
     tiny.familyParams[id] = {{"gamma", 0.05}};
@@ -235,15 +235,18 @@ class TestLoadEncoding : public QObject {
     w_->showView(WindowView::Training);
     for (long long s = 1; s <= 6; ++s) {
       test::clickButton(panel, "stepButton");
-      QTRY_VERIFY_WITH_TIMEOUT(
-          panel->runCount() == 2 && panel->runStep(0) >= s && panel->runStep(1) >= s, kWaitMs);
+      QTRY_VERIFY_WITH_TIMEOUT(panel->runCount() == 3 && panel->runStep(0) >= s &&
+                                   panel->runStep(1) >= s && panel->runStep(2) >= s,
+                               kWaitMs);
     }
-    const int mine = panel->runFamily(0) == id ? 0 : 1;
-    QCOMPARE(panel->runFamily(mine), id);
-    QCOMPARE(panel->runFamily(1 - mine), std::string("rope"));
-    const poslab::Snapshot loaded = panel->lastSnapshot(mine);
-    const double ropeLoss = panel->lastSnapshot(1 - mine).loss;
-    QVERIFY(std::isfinite(loaded.loss) && std::isfinite(ropeLoss));
+    std::map<std::string, poslab::Snapshot> runs;
+    for (int r = 0; r < 3; ++r) runs[panel->runFamily(r)] = panel->lastSnapshot(r);
+    QCOMPARE(runs.size(), size_t(3));
+    QVERIFY(runs.count(id) && runs.count("rope") && runs.count("pope"));
+    const poslab::Snapshot loaded = runs.at(id);
+    const double ropeLoss = runs.at("rope").loss;
+    QVERIFY(std::isfinite(loaded.loss) && std::isfinite(ropeLoss) &&
+            std::isfinite(runs.at("pope").loss));
     // Its own encoding: the same batches and weights, another loss.
     QVERIFY2(std::abs(loaded.loss - ropeLoss) > 1e-7,
              qPrintable(
