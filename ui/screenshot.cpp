@@ -22,6 +22,7 @@
 #include "main_window.h"
 #include "menus/presets_menu.h"
 #include "presentation/presentation_mode.h"
+#include "session/session_families.h"
 #include "session/session_io.h"
 #include "training/training_panel.h"
 #include "training/training_setup_form.h"
@@ -79,6 +80,7 @@ QString takeScreenshot(const ScreenshotRequest& req) {
   if (!req.session.isEmpty()) {
     SessionState state;
     QString error;
+    if (!preloadSessionFamilies(req.session, &error)) return error;  // its file families, first
     if (!loadSessionFile(req.session, &state, &error)) return error;
     if (!applySession(shell.sessionParts(), state, &error))
       return QObject::tr("session file %1: %2").arg(req.session, error);

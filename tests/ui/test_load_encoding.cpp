@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "app_shell.h"
@@ -256,6 +257,20 @@ class TestLoadEncoding : public QObject {
     double moved = 0;
     for (double g : loaded.position.at("gamma")) moved = std::max(moved, std::abs(g - 0.05));
     QVERIFY2(moved > 1e-6, "γ did not train");
+    // Show in Explorer: the learned γ, the mean over layers and heads, in the explorer's slider.
+    int run = 0;
+    while (panel->runFamily(run) != id) ++run;
+    QString error;
+    QVERIFY2(shell_->showRunInExplorer(run, -1, &error), qPrintable(error));
+    QCOMPARE(w_->parameters()->familyId(), id);
+    const std::vector<double>& learned = loaded.position.at("gamma");
+    double meanLearned = 0;
+    for (double g : learned) meanLearned += g / double(learned.size());
+    QVERIFY2(std::abs(w_->parameters()->values().at("gamma") - meanLearned) <= 1e-12,
+             qPrintable(QString("explorer %1, learned mean %2")
+                            .arg(w_->parameters()->values().at("gamma"))
+                            .arg(meanLearned)));
+    w_->showView(WindowView::Training);
     // The start box shows the loaded family's start: the setup's γ, its default base.
     FamilyStartForm* start = panel->setupForm()->familyStart();
     QVERIFY(start->valueBox(id, "gamma") && start->valueBox(id, "base"));
@@ -289,6 +304,17 @@ class TestLoadEncoding : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, kWaitMs);  // the runs write their checkpoints
     QVERIFY2(saved.at(0).at(1).toString().isEmpty(), qPrintable(saved.at(0).at(1).toString()));
     QCOMPARE(readJson(models).at("family_files"), readJson(plain).at("family_files"));
+    // With screenshots asked for, a copy of the session with its trained models stays beside
+    // them, for `poslab --session` in a fresh process once mine.pt is gone with this folder.
+    if (const QString keep = qEnvironmentVariable("POSLAB_ENCODING_SHOTS"); !keep.isEmpty()) {
+      QDir(keep).mkpath("models.poslab.d");
+      QFile::remove(QDir(keep).filePath("models.poslab"));
+      QVERIFY(QFile::copy(models, QDir(keep).filePath("models.poslab")));
+      for (const QString& f : QDir(models + ".d").entryList(QDir::Files)) {
+        QFile::remove(QDir(keep).filePath("models.poslab.d/" + f));
+        QVERIFY(QFile::copy(models + ".d/" + f, QDir(keep).filePath("models.poslab.d/" + f)));
+      }
+    }
     const QString hash = fnv1a(mine);
     const nlohmann::json files = readJson(plain).at("family_files");
     QCOMPARE(files.size(), size_t(1));  // the explorer's and a training family: one file
@@ -341,6 +367,39 @@ class TestLoadEncoding : public QObject {
     QVERIFY2(sessions->lastError().contains("gone.pt"), qPrintable(sessions->lastError()));
     QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
     for (QMessageBox* box : w_->findChildren<QMessageBox*>()) box->close();
+  }
+
+  // A preset that names a family file not loaded yet: the Presets command loads it into the
+  // lists; the kernel view offers it as an overlay over a built-in family.
+  void presetAndOverlay() {
+    QTemporaryDir dir;
+    const QString other = dir.filePath("preset_family.pt");
+    QVERIFY(QFile::copy(module("damped.pt"), other));
+    const std::string id = "file:" + other.toStdString();
+    QVERIFY(!findFamily(id));
+    poslab::ExperimentSpec e = test::tinyIndirectSetup({id, "rope"});
+    const QString preset = dir.filePath("mine.json");
+    QFile out(preset);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QByteArray::fromStdString(poslab::experimentToJson(e).dump()));
+    out.close();
+    QString error, note;
+    QVERIFY2(shell_->loadPreset(preset, &error, &note), qPrintable(error));
+    QVERIFY(findFamily(id));
+    QCOMPARE(trainFamilies()->findItems(QString::fromStdString(id), Qt::MatchExactly).size(), 1);
+    std::vector<std::string> checked = w_->trainingPanel()->experiment().families;
+    std::sort(checked.begin(), checked.end());  // the form lists them in its own order
+    QCOMPARE(checked, (std::vector<std::string>{id, "rope"}));
+
+    QVERIFY(w_->parameters()->setFamily("damped-rope"));
+    w_->showView(WindowView::Kernel);
+    KernelView* kernel = w_->kernelView();
+    kernel->setOverlay({id});
+    QCOMPARE(kernel->overlay(), std::vector<std::string>{id});
+    settle(ExplorerView::Kernel);
+    QVERIFY2(kernel->overlayGraph(QString::fromStdString(id)), qPrintable(kernel->overlayStatus()));
+    shoot(*w_, "encoding-overlay.png");
+    kernel->setOverlay({});
   }
 
   void cleanupTestCase() { shell_.reset(); }

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "bridge/catalog.h"
+#include "bridge/loaded_families.h"
 #include "encodings/basis_label.h"
 #include "export/plot_export.h"
 #include "math/formula_unicode.h"
@@ -60,20 +61,15 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
           .arg(kMaxKernelOverlays));
   auto* menu = new QMenu(overlayButton_);
   menu->setObjectName("kernelOverlayMenu");
-  for (const FamilyDescription& f : familyCatalog()) {
-    QAction* a = menu->addAction(q(f.id) + QStringLiteral("  —  ") + q(f.title));
-    a->setCheckable(true);
-    a->setData(q(f.id));
-    overlayActions_[f.id] = a;
-    connect(a, &QAction::toggled, this, [this, id = f.id](bool on) {
-      std::vector<std::string> next = overlay_;
-      auto it = std::find(next.begin(), next.end(), id);
-      if (on && it == next.end()) next.push_back(id);
-      if (!on && it != next.end()) next.erase(it);
-      setOverlay(next);
-    });
-  }
-  menu->addSeparator();
+  for (const FamilyDescription& f : familyCatalog()) addOverlayAction(menu, f, nullptr);
+  QAction* loadedEnd = menu->addSeparator();  // families loaded from files go above it
+  for (const std::string& id : loadedFamilies().ids())
+    addOverlayAction(menu, *findFamily(id), loadedEnd);
+  connect(&loadedFamilies(), &LoadedFamilies::familyAdded, this,
+          [this, menu, loadedEnd](const QString& id) {
+            if (const FamilyDescription* f = findFamily(id.toStdString()))
+              addOverlayAction(menu, *f, loadedEnd);
+          });
   QAction* clear = menu->addAction(tr("Clear overlays"));
   clear->setObjectName("kernelOverlayClear");
   connect(clear, &QAction::triggered, this, [this] { setOverlay({}); });
@@ -96,6 +92,26 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
   connect(logLag_, &QCheckBox::toggled, this, [this] { Q_EMIT settingsChanged(); });
   connect(basisAxis_, &QCheckBox::toggled, this, [this] { Q_EMIT settingsChanged(); });
   syncOverlayMenu();
+}
+
+void KernelView::addOverlayAction(QMenu* menu, const FamilyDescription& f, QAction* before) {
+  const QString text = q(f.isLoaded() ? f.path : f.id) + QStringLiteral("  —  ") + q(f.title);
+  if (overlayActions_.count(f.id)) {  // a file loaded again: its title may have changed
+    overlayActions_.at(f.id)->setText(text);
+    return;
+  }
+  auto* a = new QAction(text, menu);
+  menu->insertAction(before, a);  // before == nullptr: appended
+  a->setCheckable(true);
+  a->setData(q(f.id));
+  overlayActions_[f.id] = a;
+  connect(a, &QAction::toggled, this, [this, id = f.id](bool on) {
+    std::vector<std::string> next = overlay_;
+    auto it = std::find(next.begin(), next.end(), id);
+    if (on && it == next.end()) next.push_back(id);
+    if (!on && it != next.end()) next.erase(it);
+    setOverlay(next);
+  });
 }
 
 void KernelView::setOverlay(const std::vector<std::string>& families) {

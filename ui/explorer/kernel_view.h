@@ -18,9 +18,12 @@ class QComboBox;
 class QLabel;
 class QToolButton;
 class QCPGraph;
+class QMenu;
 class QCustomPlot;
 
 namespace poslab::ui {
+
+struct FamilyDescription;
 
 class KernelView : public QWidget {
   Q_OBJECT
@@ -62,6 +65,9 @@ class KernelView : public QWidget {
   };
 
   void syncOverlayMenu();
+  // The overlay menu's entry of `f`, inserted before `before` (null: at the end); a family loaded
+  // again keeps its entry with the new title.
+  void addOverlayAction(QMenu* menu, const FamilyDescription& f, QAction* before);
 
   QComboBox* lagCount_ = nullptr;
   QCheckBox* logLag_ = nullptr;

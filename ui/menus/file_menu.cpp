@@ -58,6 +58,8 @@ QString SessionController::stateString() const {
 
 bool SessionController::loadFile(const QString& path, QString* error) {
   SessionState state;
+  // Its file families first, as saved: reading its training setup checks every family.
+  if (!preloadSessionFamilies(path, error)) return false;
   if (!loadSessionFile(path, &state, error)) return false;  // its errors name the file
   if (!applySession(parts_, state, error)) {
     *error = tr("session file %1: %2").arg(path, *error);

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "io/json_fields.h"
+#include "session/session_families.h"
 #include "train/experiment_plan.h"
 #include "train/preset.h"
 #include "train/trainable_check.h"
@@ -24,6 +25,11 @@ bool loadPresetIntoTraining(TrainingPanel* panel, ViewSelector* views, const QSt
     poslab::checkTrainable(spec, poslab::JsonPath{poslab::presetSource(file), ""});
   } catch (const std::exception& e) {
     *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  // Its families loaded from TorchScript files join the family lists (core checked them above).
+  if (const QString problem = loadFileFamilies(spec.families); !problem.isEmpty()) {
+    *error = QObject::tr("preset '%1': %2").arg(nameOrPath, problem);
     return false;
   }
   QStringList parts;

@@ -1,11 +1,14 @@
 #include "session/session_families.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QObject>
 
 #include <algorithm>
 #include <set>
 
 #include "bridge/loaded_families.h"
+#include "io/input_file.h"
 
 namespace poslab::ui {
 
@@ -72,10 +75,42 @@ QString loadSessionFamilies(const SessionState& s) {
     loadedFamilies().add(*load.family);
   }
   // A file family the session uses but does not list: loaded from its path as it is now.
-  for (const std::string& id : usedFamilies(s)) {
-    const bool listed = std::any_of(s.familyFiles.begin(), s.familyFiles.end(),
-                                    [&](const SessionFamilyFile& f) { return f.family == id; });
-    if (listed || findFamily(id)) continue;
+  return loadFileFamilies(usedFamilies(s));
+}
+
+bool preloadSessionFamilies(const QString& path, QString* error) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readInputFile(path.toStdString(), "session file", kMaxJsonInputBytes),
+                              nullptr, /*allow_exceptions=*/false);
+  } catch (const std::exception&) {
+    return true;  // loadSessionFile names the problem
+  }
+  if (!j.is_object() || !j.contains("family_files") || !j["family_files"].is_array()) return true;
+  SessionState files;
+  for (const auto& f : j["family_files"])
+    if (f.is_object() && f.value("family", nlohmann::json()).is_string() &&
+        f.value("hash", nlohmann::json()).is_string())
+      files.familyFiles.push_back({f["family"].get<std::string>(), f["hash"].get<std::string>()});
+  const QDir base = QFileInfo(path).absoluteDir();
+  if (j.contains("trained_models") && j["trained_models"].is_array())
+    for (const auto& m : j["trained_models"])
+      if (m.is_object() && m.value("family", nlohmann::json()).is_string() &&
+          m.value("file", nlohmann::json()).is_string())
+        files.checkpoints.push_back(
+            {m["family"].get<std::string>(),
+             QDir::cleanPath(base.filePath(QString::fromStdString(m["file"].get<std::string>())))
+                 .toStdString(),
+             0});
+  const QString problem = loadSessionFamilies(files);
+  if (problem.isEmpty()) return true;
+  *error = QObject::tr("session file %1: %2").arg(path, problem);
+  return false;
+}
+
+QString loadFileFamilies(const std::vector<std::string>& families) {
+  for (const std::string& id : families) {
+    if (!isFileFamily(id) || findFamily(id)) continue;
     const FamilyLoad load = loadFamilyFile(id.substr(std::string(kFilePrefix).size()));
     if (!load.family) return q(load.error);
     loadedFamilies().add(*load.family);

@@ -25,4 +25,15 @@ std::vector<SessionFamilyFile> usedFamilyFiles(const SessionState& state);
 // check of the session refuses it.
 QString loadSessionFamilies(const SessionState& state);
 
+// The file families of the session file at `path` (its family_files, with its trained models to
+// fall back on), loaded before the session is read: reading its training setup checks every
+// family it names, and a file family must be there, as it was saved, by then. False with *error
+// naming the session file; true when there is nothing to load or the file is not a session
+// (loadSessionFile then says what is wrong).
+bool preloadSessionFamilies(const QString& path, QString* error);
+
+// Loads each file family among `families` that is not loaded yet, from its path as it is now (a
+// preset that names one). Empty, or the first problem naming the file.
+QString loadFileFamilies(const std::vector<std::string>& families);
+
 }  // namespace poslab::ui

@@ -1,18 +1,22 @@
 #include "training/explorer_link_row.h"
 
 #include <QComboBox>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QToolButton>
 
 namespace poslab::ui {
 
 ExplorerLinkRow::ExplorerLinkRow(QWidget* parent) : QWidget(parent) {
-  auto* row = new QHBoxLayout(this);
-  row->setContentsMargins(0, 0, 0, 0);
+  // Two lines, so that the row never widens the training form's column (a run's name can be
+  // long; the combo shows what fits and the list shows it whole).
+  auto* grid = new QGridLayout(this);
+  grid->setContentsMargins(0, 0, 0, 0);
   run_ = new QComboBox(this);
   run_->setObjectName("explorerLinkRun");
   run_->setToolTip(tr("The run whose learned position parameters the explorer shows"));
+  run_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  run_->setMinimumContentsLength(12);
   head_ = new QComboBox(this);
   head_->setObjectName("explorerLinkHead");
   head_->setToolTip(
@@ -20,10 +24,11 @@ ExplorerLinkRow::ExplorerLinkRow(QWidget* parent) : QWidget(parent) {
          "the mean over the layers)"));
   button_ = new QToolButton(this);
   button_->setObjectName("showInExplorerButton");
-  row->addWidget(new QLabel(tr("learned:"), this));
-  row->addWidget(run_, 1);
-  row->addWidget(head_);
-  row->addWidget(button_);
+  grid->addWidget(new QLabel(tr("learned:"), this), 0, 0);
+  grid->addWidget(run_, 0, 1, 1, 2);
+  grid->addWidget(head_, 1, 1);
+  grid->addWidget(button_, 1, 2);
+  grid->setColumnStretch(1, 1);
   setRuns({}, 1);
 }
 

@@ -7,6 +7,7 @@
 #include <QDoubleSpinBox>
 #include <QLocale>
 #include <QValidator>
+#include <cmath>
 
 #include "training/training_setup.h"
 
@@ -16,6 +17,8 @@ class PreciseSpinBox : public QDoubleSpinBox {
  public:
   explicit PreciseSpinBox(QWidget* parent) : QDoubleSpinBox(parent) { setDecimals(kFormDecimals); }
   QString textFromValue(double v) const override {
+    // Whole numbers as written (10000, not 'g''s 1e+04); the rest in the shortest exact form.
+    if (v == std::floor(v) && std::abs(v) < 1e15) return QString::number(v, 'f', 0);
     return locale().toString(v, 'g', QLocale::FloatingPointShortest);
   }
   double valueFromText(const QString& text) const override {

@@ -117,6 +117,14 @@ double TrainingCurvesView::shownMetric(const poslab::EvalResult& point) const {
 
 void TrainingCurvesView::replot() {
   for (QCustomPlot* p : {lossPlot_, accuracyPlot_, evalPlot_}) {
+    bool empty = true;
+    for (int g = 0; g < p->graphCount(); ++g) empty = empty && p->graph(g)->data()->isEmpty();
+    if (empty) {  // nothing yet (the evaluation runs at the end): a frame, not stray tick labels
+      p->xAxis->setRange(p == evalPlot_ ? 10 : 0, p == evalPlot_ ? 1000 : 10);
+      p->yAxis->setRange(0, 1);
+      p->replot();
+      continue;
+    }
     p->rescaleAxes();
     p->yAxis->scaleRange(1.1);
     if (p == evalPlot_) p->xAxis->scaleRange(1.2);  // end points off the frame (log axis)
