@@ -12,17 +12,41 @@ Usage:
       "tendency" when it has the sign but p >= 0.05, "does not reproduce" otherwise.
       With RESULT_B.json, FAMILY_B's runs come from that file (a control preset trained on the
       same seeds' batches, e.g. byte-lm-eta0-control beside byte-lm); FAMILY_A's from RESULT.json.
-  results_tests.py gates RESULT.json
-      Sector teachers: per teacher, the gates (mean over heads and layers, then over seeds), the
-      sector with the largest gate, and whether it is one of the teacher's sectors ("recovered"),
-      per seed and in the mean; the final-query attention entropy against the teacher's.
+  results_tests.py gates RESULT.json [--teacher attention|signed] [--kernel NAME] [--old-rule]
+      Sector teachers: per teacher (and sector set, and attention lambda, when the variants set
+      them; the teacher is each variant's first value, or NAME with --kernel for runs whose
+      variants do not set the kernel), the gates (mean over heads and layers, then over seeds),
+      the sector with the largest gate and whether it is the sector the PJ reference expects
+      (synthetic_query_lm.py: preferred_sector: LC for lc_core and lc_affine, affine for affine
+      and for recency_weak_jet under the attention teacher, FJ for the rest), per seed and in the
+      mean, with the margin (expected gate minus the largest other gate; recovered only when
+      > 0, so a tie is not); the accuracy at each evaluation length, the largest FJ and LC order
+      mass and the final-query attention entropy and support against the teacher's. --teacher
+      says which teacher the runs used (it changes recency_weak_jet's sector; default attention).
+      --old-rule scores by the rule of the protocol before amendment 6 (a teacher is recovered
+      when its top gate is one of its sectors, lc_affine counting LC or affine), for comparison.
 """
 import json
 import math
 import statistics
 import sys
 
-# The sectors that carry each reference teacher (core/tasks/sector_teacher.cpp, sectorOfTeacher).
+SECTOR_SETS = ("none", "affine", "fj", "fj_affine", "lc_affine", "full", "grape_m_rope",
+               "grape_a_alibi", "grape_ma_rope_alibi")
+
+
+def preferred_sector(target, teacher):
+    """The PJ reference's preferred_sector (synthetic_query_lm.py), in PosLab's gate names."""
+    if target in ("lc_core", "lc_affine"):
+        return "LC"
+    if target == "affine":
+        return "affine"
+    if target == "recency_weak_jet" and teacher == "attention":
+        return "affine"
+    return "FJ"
+
+
+# The rule before amendment 6: the sectors that carry each teacher (sectorOfTeacher).
 TEACHER_SECTORS = {
     "phase": {"FJ"}, "first_jet": {"FJ"}, "second_jet": {"FJ"}, "third_jet": {"FJ"},
     "affine": {"affine"}, "recency_weak_jet": {"affine"},
@@ -121,39 +145,123 @@ def paired(path, fam_a, fam_b, length, metric, direction, path_b=None):
     print(f"  mean {mean:+.4f} ± {se:.4f} (SE), t = {t:.2f}, {n - 1} dof, p = {p:.3g}: {verdict}")
 
 
-def gates(path):
+def split_variant(variant, kernel=None):
+    """(teacher, sector set, lambda) of a run from its variant string, e.g. "first_jet,full".
+
+    A variant's values are joined in the order of their keys (experiment_plan.h): "kernel", then
+    "options.*" (the attention lambda), then "sectors". Without `kernel` the first value is the
+    teacher (every sector-teacher preset names it in each variant); with `kernel` (runs whose
+    variants leave the teacher to the base configuration) no value is. The names "affine" and
+    "lc_affine" are both teachers and sector sets, so position, not the name, decides.
+    """
+    parts = [p for p in (variant or "").split(",") if p]
+    teacher = kernel
+    if kernel is None:
+        if not parts or parts[0] not in TEACHER_SECTORS:
+            raise ValueError(f"variant '{variant}' names no teacher first: give --kernel NAME")
+        teacher, parts = parts[0], parts[1:]
+    sectors = parts.pop() if parts and parts[-1] in SECTOR_SETS else ""
+    return teacher, sectors, ",".join(parts)
+
+
+def mean_or_none(values):
+    values = [v for v in values if v is not None]
+    return statistics.mean(values) if values else None
+
+
+GATE_NAMES = ("FJ", "affine", "LC")
+
+
+def margin(gates_of, want):
+    """The best wanted sector's gate minus the largest other gate: > 0 when recovered."""
+    return max(gates_of[s] for s in want) - max(gates_of[s] for s in gates_of if s not in want)
+
+
+def score_group(per_seed, want):
+    """Recovery of one group of runs from their gates (one {"FJ", "affine", "LC"} dict per seed).
+
+    A run or the mean is recovered when its margin is > 0: a tie between the expected sector and
+    another is not a recovery (whichever max() meets first would otherwise decide it).
+    Returns the mean gates, the top sector of the mean (None on a tie at the top), the mean's
+    margin and recovery, the number of recovered seeds and each seed's margin.
+    """
+    mean = {s: statistics.mean(g[s] for g in per_seed) for s in GATE_NAMES}
+    best = max(mean.values())
+    leaders = [s for s in GATE_NAMES if mean[s] == best]
+    seed_margins = [margin(g, want) for g in per_seed]
+    return {"mean": mean, "top": leaders[0] if len(leaders) == 1 else None,
+            "margin": margin(mean, want), "recovered": margin(mean, want) > 0,
+            "seeds_recovered": sum(m > 0 for m in seed_margins), "seed_margins": seed_margins}
+
+
+def expected_sectors(teacher, teacher_kind, old_rule):
+    if old_rule:
+        return TEACHER_SECTORS.get(teacher, set())
+    return {preferred_sector(teacher, teacher_kind)}
+
+
+def top_order(pj, sector):
+    """The order r with the largest mean mass_<sector>r over runs, "-" when none is positive."""
+    keys = [k for k in pj[0]["position"] if k.startswith("mass_" + sector) and
+            k[len("mass_" + sector):].isdigit()]
+    if not keys:
+        return "-"
+    means = {int(k[len("mass_" + sector):]): statistics.mean(
+        statistics.mean(r["position"][k]) for r in pj) for k in keys}
+    if max(means.values()) <= 0:
+        return "-"
+    best = max(means, key=means.get)
+    return f"r{best} ({means[best]:.3f})"
+
+
+def gates(path, teacher_kind="attention", old_rule=False, kernel=None):
     runs = json.load(open(path))["results"]
-    teachers = []
+    groups = {}
     for r in runs:
-        if r.get("variant") not in teachers:
-            teachers.append(r.get("variant"))
-    print("| teacher | seeds | gate FJ | gate affine | gate LC | top sector | recovered (mean) | "
-          "recovered seeds | final-query H | teacher H |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    recovered_total = 0
-    for teacher in teachers:
-        rs = [r for r in runs if r.get("variant") == teacher and "gate_FJ" in r.get("position", {})]
-        if not rs:
+        groups.setdefault(r.get("variant", ""), []).append(r)
+    lengths = sorted({e["length"] for r in runs for e in r["eval"]})
+    print("| teacher | sectors | lambda | seeds | " + " | ".join(f"acc @ {L}" for L in lengths) +
+          " | gate FJ | gate affine | gate LC | top | expected | recovered (mean) | margin | "
+          "recovered seeds | seed margins | top FJ order | top LC order | H | support | "
+          "teacher H | teacher support |")
+    print("|" + "---|" * (20 + len(lengths) - 1))
+    recovered_total, scored = 0, 0
+    for variant, rs in groups.items():
+        teacher, sectors, lam = split_variant(variant, kernel)
+        accs = []
+        for L in lengths:
+            vals = [metric_at(r, L, "accuracy") for r in rs]
+            vals = [v for v in vals if v is not None]
+            accs.append(f"{statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f}"
+                        if len(vals) > 1 else f"{vals[0]:.3f}" if vals else "-")
+        first = [e for r in rs for e in r["eval"] if e["length"] == lengths[0]]
+        h = mean_or_none([e.get("final_query_entropy") for e in first])
+        sup = mean_or_none([e.get("final_query_support") for e in first])
+        th = mean_or_none([r.get("teacher_entropy") for r in rs])
+        ts = mean_or_none([r.get("teacher_support") for r in rs])
+        spread = " | ".join("-" if v is None else f"{v:.2f}" for v in (h, sup, th, ts))
+        pj = [r for r in rs if "gate_FJ" in r.get("position", {})]
+        if not pj:
+            print(f"| {teacher} | {sectors or '-'} | {lam or '-'} | {len(rs)} | " +
+                  " | ".join(accs) + " | - | - | - | - | - | - | - | - | - | - | - | " +
+                  spread + " |")
             continue
-        per_seed = []
-        for r in rs:
-            g = {s: statistics.mean(r["position"]["gate_" + s]) for s in ("FJ", "affine", "LC")}
-            per_seed.append(g)
-        mean = {s: statistics.mean(g[s] for g in per_seed) for s in ("FJ", "affine", "LC")}
-        top = max(mean, key=mean.get)
-        want = TEACHER_SECTORS.get(teacher, set())
-        ok = top in want
-        recovered_total += ok
-        seeds_ok = sum(max(g, key=g.get) in want for g in per_seed)
-        h = [e.get("final_query_entropy") for r in rs for e in r["eval"]
-             if e["length"] == r["eval"][0]["length"] and e.get("final_query_entropy") is not None]
-        th = [r["teacher_entropy"] for r in rs if r.get("teacher_entropy") is not None]
-        print(f"| {teacher} | {len(rs)} | {mean['FJ']:.3f} | {mean['affine']:.3f} | "
-              f"{mean['LC']:.3f} | {top} | {'yes' if ok else 'no'} | {seeds_ok}/{len(rs)} | "
-              f"{statistics.mean(h):.2f} | {statistics.mean(th):.2f} |" if h and th else
-              f"| {teacher} | {len(rs)} | {mean['FJ']:.3f} | {mean['affine']:.3f} | "
-              f"{mean['LC']:.3f} | {top} | {'yes' if ok else 'no'} | {seeds_ok}/{len(rs)} | - | - |")
-    print(f"\nrecovered in the mean: {recovered_total} of {len(teachers)} teachers")
+        per_seed = [{s: statistics.mean(r["position"]["gate_" + s]) for s in GATE_NAMES}
+                    for r in pj]
+        want = expected_sectors(teacher, teacher_kind, old_rule)
+        sc = score_group(per_seed, want)
+        recovered_total += sc["recovered"]
+        scored += 1
+        seed_margins = ", ".join(f"{r['seed']}: {m:+.3f}" for r, m in zip(pj, sc["seed_margins"]))
+        mean = sc["mean"]
+        print(f"| {teacher} | {sectors or '-'} | {lam or '-'} | {len(pj)} | " + " | ".join(accs) +
+              f" | {mean['FJ']:.3f} | {mean['affine']:.3f} | {mean['LC']:.3f} | "
+              f"{sc['top'] or 'tie'} | {'/'.join(sorted(want))} | "
+              f"{'yes' if sc['recovered'] else 'no'} | {sc['margin']:+.3f} | "
+              f"{sc['seeds_recovered']}/{len(pj)} | {seed_margins} | {top_order(pj, 'FJ')} | "
+              f"{top_order(pj, 'LC')} | {spread} |")
+    rule = "the rule before amendment 6" if old_rule else "the reference's preferred_sector"
+    print(f"\nrecovered in the mean ({rule}): {recovered_total} of {scored} PJ-bias groups")
 
 
 def main(argv):
@@ -165,8 +273,25 @@ def main(argv):
             sys.exit(__doc__)
         paired(argv[2], argv[3], argv[4], int(argv[5]), argv[6], direction,
                argv[8] if len(argv) == 9 else None)
-    elif len(argv) == 3 and argv[1] == "gates":
-        gates(argv[2])
+    elif len(argv) >= 3 and argv[1] == "gates":
+        rest = argv[3:]
+        old_rule = "--old-rule" in rest
+        rest = [a for a in rest if a != "--old-rule"]
+        teacher, kernel = "attention", None
+        while rest:
+            if rest[0] == "--teacher" and len(rest) >= 2 and rest[1] in ("attention", "signed"):
+                teacher = rest[1]
+            elif rest[0] == "--kernel" and len(rest) >= 2 and rest[1] in TEACHER_SECTORS:
+                kernel = rest[1]
+            else:
+                print(__doc__, file=sys.stderr)
+                sys.exit(2)
+            rest = rest[2:]
+        try:
+            gates(argv[2], teacher, old_rule, kernel)
+        except ValueError as e:
+            print(f"results_tests.py: {argv[2]}: {e}", file=sys.stderr)
+            sys.exit(2)
     else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

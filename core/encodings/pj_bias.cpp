@@ -19,6 +19,22 @@ PjShape pjShapeFromParams(const ParamSet& p) {
   return PjShape{p.get("L"), p.getInt("order"), p.getInt("rho") == 1};
 }
 
+std::vector<double> pjInitialOrderLogits(long long R, long long peak) {
+  if (peak < 0 || peak > R) return std::vector<double>(R + 1, 0.0);
+  std::vector<double> logits(R + 1, -2.0);
+  logits[peak] = 2.0;
+  return logits;
+}
+
+std::vector<double> pjInitialOrderWeights(long long R, long long peak) {
+  const std::vector<double> logits = pjInitialOrderLogits(R, peak);
+  std::vector<double> w(logits.size());
+  double z = 0;
+  for (size_t r = 0; r < w.size(); ++r) z += w[r] = std::exp(logits[r]);
+  for (double& x : w) x /= z;
+  return w;
+}
+
 std::vector<PjHead> pjHeadsFromParams(const ParamSet& p) {
   const long long H = p.getInt("heads");
   const long long R = p.getInt("order");
@@ -38,7 +54,7 @@ std::vector<PjHead> pjHeadsFromParams(const ParamSet& p) {
     head.gates[0] = p.get("g_fj") / gsum;
     head.gates[1] = p.get("g_aff") / gsum;
     head.gates[2] = p.get("g_lc") / gsum;
-    head.alphaFj.assign(R + 1, 1.0 / static_cast<double>(R + 1));
+    head.alphaFj = pjInitialOrderWeights(R, p.getInt("alpha_peak"));
     head.alphaLc = head.alphaFj;
     head.zetaFjRe.assign(R + 1, 1.0);
     head.zetaFjIm.assign(R + 1, 0.0);
@@ -123,6 +139,9 @@ const FamilyInfo& PjBiasInfo() {
        {"g_aff", 1.0 / 3, 0, 1, false, "affine sector gate"},
        {"g_lc", 1.0 / 3, 0, 1, false, "light-cone sector gate"},
        {"rho", 0, 0, 1, true, "recency coordinate: 0 = d/L (linear), 1 = asinh(d/L) (light cone)"},
+       {"alpha_peak", -1, -1, 8, true,
+        "initial order weights: -1 uniform; r: softmax of logits -2, +2 at order r (the "
+        "reference's order_init auto); an r above the order leaves them uniform"},
        [] {
          ParamSpec omega = common::omega();
          omega.noEffectWhen = {{"pin_omega", 0, "each head has its own $ω_h$ while pin ω is off"}};

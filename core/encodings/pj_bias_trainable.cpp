@@ -23,7 +23,8 @@ class PjBiasForm : public TrainableForm {
       : shape_(pjShapeFromParams(enc.params())),
         init_(pjTensorsFromHeads(pjHeadsFromParams(enc.params()), shape_.order)),
         pinned_(ctx.pinned),
-        omegaLearned_(enc.params().getInt("pin_omega") == 0) {}
+        omegaLearned_(enc.params().getInt("pin_omega") == 0),
+        alphaPeak_(enc.params().getInt("alpha_peak")) {}
 
   std::vector<Learnable> learnables() const override {
     const long long H = init_.gates.size(0), R1 = shape_.order + 1;
@@ -35,13 +36,17 @@ class PjBiasForm : public TrainableForm {
     auto zetaInit = [&] {
       return 0.02 * at::randn({H, R1, 2}, at::TensorOptions().dtype(at::kFloat));
     };
+    // The order logits as the reference starts them: 0, or -2 with +2 at alpha_peak.
+    const std::vector<double> orderLogits = pjInitialOrderLogits(shape_.order, alphaPeak_);
+    const at::Tensor alphaLogits =
+        at::tensor(orderLogits, f64).unsqueeze(0).expand({H, R1}).contiguous();
     return {
         {"gate_enabled", f32(init_.gates > 0), false},
         {"omega", f32(init_.omega), omegaLearned_},
         {"order_mask", at::ones({2, R1}, at::TensorOptions().dtype(at::kFloat)), false},
         {"gate_logits", f32(at::log(init_.gates.clamp_min(1e-12))), learned("gates"), "gates"},
-        {"alpha_fj_logits", f32(at::zeros({H, R1}, f64)), learned("orders"), "orders"},
-        {"alpha_lc_logits", f32(at::zeros({H, R1}, f64)), learned("orders"), "orders"},
+        {"alpha_fj_logits", f32(alphaLogits), learned("orders"), "orders"},
+        {"alpha_lc_logits", f32(alphaLogits), learned("orders"), "orders"},
         {"zeta_fj", zetaInit(), learned("coefficients"), "coefficients"},
         {"zeta_lc", zetaInit(), learned("coefficients"), "coefficients"},
         {"kappa_raw", f32(invSoftplus(init_.kappa)), learned("kappa"), "kappa"},
@@ -117,7 +122,8 @@ class PjBiasForm : public TrainableForm {
   PjShape shape_;
   PjTensors init_;  // initial coefficients, float64 (MATH 2.3)
   std::set<std::string> pinned_;
-  bool omegaLearned_;  // false under pin_omega = 1: omega is a buffer at the user's omega
+  bool omegaLearned_;    // false under pin_omega = 1: omega is a buffer at the user's omega
+  long long alphaPeak_;  // alpha_peak: the order the initial order logits favour, -1 none
 };
 }  // namespace
 

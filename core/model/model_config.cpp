@@ -1,5 +1,6 @@
 #include "model/model_config.h"
 
+#include "encodings/pj_sector_sets.h"
 #include "encodings/registry.h"
 #include "encodings/torchscript_family.h"
 #include "io/json_fields.h"
@@ -55,6 +56,15 @@ const std::vector<JsonField<ModelConfig>>& modelFields() {
        "0: all vocabulary logits; n: the first n only (2-logit head); -1: the task's answers"},
       {"include_self", &ModelConfig::includeSelf, anyValue(),
        "false: query i attends to keys j < i only"},
+      {"pj_sectors", &ModelConfig::pjSectors, oneOf(pjSectorSetChoices()),
+       "pj-bias sector set: empty (the family's gates), none, affine, fj, fj_affine, lc_affine, "
+       "full, grape_m_rope, grape_a_alibi, grape_ma_rope_alibi"},
+      {"pj_gate_init", &ModelConfig::pjGateInit, oneOf({"uniform", "auto"}),
+       "pj-bias gates: uniform over the sectors, or auto (the teacher's sector first)"},
+      {"pj_order_init", &ModelConfig::pjOrderInit, oneOf({"uniform", "auto"}),
+       "pj-bias order weights: uniform, or auto (the teacher's order first)"},
+      {"freeze_qk", &ModelConfig::freezeQk, anyValue(),
+       "query and key projections held at 0: the logits are the position bias alone"},
   };
   return t;
 }

@@ -37,6 +37,15 @@ struct ModelConfig {
                                // -1: the task's answer tokens where it has few (bits: 2), else 0
   bool includeSelf = true;     // query i attends to j <= i; false: j < i (PJ-RoPE's reference),
                                // so position 0 attends to nothing and its attention output is 0
+  // The PJ reference's Phase C switches (train/pj_sector_init.h; docs/MATH.md 2.3.1). The first
+  // three act on family pj-bias and are ignored by the others (an experiment's base config is
+  // shared by its families); freeze_qk acts on every family.
+  std::string pjSectors;               // "" (the family's gates) or a sector set, e.g. "fj_affine";
+                                       // "none": no position bias at all (family nope)
+  std::string pjGateInit = "uniform";  // "auto": gate logits +2 on the teacher's sector, -2 else
+  std::string pjOrderInit = "uniform";  // "auto": order logits +2 on the teacher's order, -2 else
+  bool freezeQk = false;  // query and key projections start at 0 and get no gradient, so the
+                          // attention logits are the position bias alone
 
   long long headDim() const { return dModel / heads; }
   // Throws InvalidArgument for an unknown family, C not divisible by H, sizes out of range,

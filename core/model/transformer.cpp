@@ -93,6 +93,21 @@ AttentionImpl::AttentionImpl(const ModelConfig& cfg, long long trainLength)
   position = register_module("position", PositionModule(cfg, trainLength));
 }
 
+void AttentionImpl::freezeQueryKey() {
+  const int64_t qkRows = 2 * heads * headSize;
+  auto zeroRows = [qkRows](const torch::Tensor& g) {
+    torch::Tensor out = g.clone();
+    out.narrow(0, 0, qkRows).zero_();
+    return out;
+  };
+  torch::NoGradGuard guard;
+  for (torch::Tensor* p : {&qkv->weight, &qkv->bias}) {
+    if (!p->defined()) continue;
+    p->narrow(0, 0, qkRows).zero_();
+    p->register_hook(zeroRows);
+  }
+}
+
 std::array<torch::Tensor, 3> AttentionImpl::project(const torch::Tensor& x) {
   const int64_t B = x.size(0), T = x.size(1);
   auto parts = applyLinear(qkv, x).view({B, T, 3, heads, headSize}).permute({2, 0, 3, 1, 4});
@@ -149,19 +164,22 @@ TinyTransformerImpl::TinyTransformerImpl(const ModelConfig& cfg, long long train
   if (!cfg.tieEmbedding)
     head = register_module("head", makeLinear(cfg, cfg.dModel, outputLogits()));
   // init "pytorch": the layers keep LibTorch's defaults, which are PyTorch's (the references').
-  if (cfg.init != "gpt2") return;
-  // GPT-2-style initialisation: small normal weights, zero biases. The position modules keep the
-  // initial values their family gives (encodings/trainable.h).
-  const std::set<const c10::TensorImpl*> positionParams = positionParameterSet();
-  for (auto& p : named_parameters()) {
-    const auto& name = p.key();
-    if (positionParams.count(p.value().unsafeGetTensorImpl())) continue;
-    torch::NoGradGuard g;
-    if (name.find("bias") != std::string::npos)
-      p.value().zero_();
-    else if (p.value().dim() == 2)
-      p.value().normal_(0.0, 0.02);
+  if (cfg.init == "gpt2") {
+    // GPT-2-style initialisation: small normal weights, zero biases. The position modules keep
+    // the initial values their family gives (encodings/trainable.h).
+    const std::set<const c10::TensorImpl*> positionParams = positionParameterSet();
+    for (auto& p : named_parameters()) {
+      const auto& name = p.key();
+      if (positionParams.count(p.value().unsafeGetTensorImpl())) continue;
+      torch::NoGradGuard g;
+      if (name.find("bias") != std::string::npos)
+        p.value().zero_();
+      else if (p.value().dim() == 2)
+        p.value().normal_(0.0, 0.02);
+    }
   }
+  if (cfg.freezeQk)
+    for (auto& b : blocks) b->attn->freezeQueryKey();
 }
 
 torch::Tensor TinyTransformerImpl::forward(const torch::Tensor& tokens) {

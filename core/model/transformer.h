@@ -40,6 +40,10 @@ struct AttentionImpl : torch::nn::Module {
   // The raw projections before the position family: x (B, T, C) -> q, k, v, each (B, H, T, hs).
   // forward() scores exactly these; diagnostics read them (analysis/pope_frequency_usage.h).
   std::array<torch::Tensor, 3> project(const torch::Tensor& x);
+  // ModelConfig::freezeQk: the query and key rows of qkv (its first 2 C outputs, weight and
+  // bias) set to 0 and their gradient zeroed by a hook, so that they stay 0 under AdamW (decay of
+  // 0 is 0) and every logit is the position bias alone (the PJ reference's --freeze-qk).
+  void freezeQueryKey();
   int64_t heads, headSize;
   bool includeSelf = true;  // ModelConfig::includeSelf: false masks key j == i
   torch::nn::Linear qkv{nullptr}, proj{nullptr};

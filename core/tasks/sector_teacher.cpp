@@ -15,12 +15,14 @@
 //   score = sum_d c_d x_{T-1-d}; label at T-1: 1[score > 0]; -1 elsewhere; answer only at T-1.
 //   Reference defaults: target recency_weak_jet, teacher attention, omega 2 pi 17 / L, lambda 4,
 //   train length 96, evaluation lengths 96 and 192.
+//   Option median_threshold 1 (the reference's --median-threshold): the label is 1[score > m] with
+//   m the batch's median score (torch's median: the lower middle value of an even count), so each
+//   batch is balanced; the label then depends on the batch the example is drawn in.
 // PosLab differences: float64 instead of the reference's float32; an exact tie (|score| <= 1e-12
 // sum_d |c_d|) is labelled 0 on every build (the reference's score > 0 is also 0 for an exact
-// zero); the reference's --median-threshold (threshold at the batch median) is not offered, since
-// PosLab generates each example independently of its batch. T in [2, 2^20].
+// zero). T in [2, 2^20].
 // Options: omega (< 0: the teacher's default), teacher (0 or 1, default 1), attention_lambda
-// (> 0, default 4), L (default trainLength).
+// (> 0, default 4), L (default trainLength), median_threshold (0 or 1, default 0).
 #include "tasks/sector_teacher.h"
 
 #include <ATen/ATen.h>
@@ -81,12 +83,14 @@ class SectorTeacherTask : public Task {
                            {{"omega", -1},
                             {"teacher", 1},
                             {"attention_lambda", kAttentionLambda},
-                            {"L", static_cast<double>(config.trainLength)}});
+                            {"L", static_cast<double>(config.trainLength)},
+                            {"median_threshold", 0}});
     L_ = opts.get("L");
     if (!(L_ >= 1)) throw InvalidArgument("sector-teacher: option L must be >= 1");
     omega_ = opts.get("omega") < 0 ? defaultTeacherOmega(teacher_, L_) : opts.get("omega");
     softmax_ = opts.getInt("teacher", 0, 1) == 1;
     lambda_ = opts.getReal("attention_lambda", 1e-12, 1e12);
+    medianThreshold_ = opts.getInt("median_threshold", 0, 1) == 1;
   }
 
   std::string id() const override { return "sector-teacher"; }
@@ -126,16 +130,40 @@ class SectorTeacherTask : public Task {
 
   Batch sample(long long batch, long long length, uint64_t seed) const override {
     checkSampleArgs(*this, batch, length);  // before labelWeights allocates length entries
-    return sampleBitsQueryBatch(*this, labelWeights(length), /*stochastic=*/false, batch, length,
-                                seed, kSalt);
+    const std::vector<double> weights = labelWeights(length);
+    Batch out =
+        sampleBitsQueryBatch(*this, weights, /*stochastic=*/false, batch, length, seed, kSalt);
+    if (medianThreshold_) relabelAtBatchMedian(out, weights, batch, length);
+    return out;
   }
 
  private:
+  // The median-threshold labels: score_b = sum_d weights[d] x_{T-1-d} of each example, m the lower
+  // median of the batch's scores, label 1[score_b > m] at the query.
+  static void relabelAtBatchMedian(Batch& out, const std::vector<double>& weights, long long batch,
+                                   long long length) {
+    const int64_t* tokens = out.tokens.data_ptr<int64_t>();
+    int64_t* targets = out.targets.data_ptr<int64_t>();
+    const long long q = length - 1;
+    std::vector<double> scores(static_cast<size_t>(batch));
+    for (long long b = 0; b < batch; ++b) {
+      double score = 0;
+      for (long long t = 0; t < q; ++t)
+        score += (2.0 * static_cast<double>(tokens[b * length + t]) - 1.0) * weights[q - t];
+      scores[b] = score;
+    }
+    std::vector<double> sorted = scores;
+    const auto mid = sorted.begin() + (batch - 1) / 2;
+    std::nth_element(sorted.begin(), mid, sorted.end());
+    for (long long b = 0; b < batch; ++b) targets[b * length + q] = scores[b] > *mid ? 1 : 0;
+  }
+
   std::string teacher_;
   double L_ = 96;
   double omega_ = 0;
   bool softmax_ = true;
   double lambda_ = kAttentionLambda;
+  bool medianThreshold_ = false;
 };
 
 }  // namespace
@@ -154,6 +182,21 @@ std::string sectorOfTeacher(const std::string& name) {
   if (name == "lc_core" || name == "poslab-lc") return "LC";
   if (name == "lc_affine" || name == "poslab-lc-affine") return "LC+affine";
   return "FJ";
+}
+
+std::string preferredSectorOfTeacher(const std::string& name, bool attentionTeacher) {
+  const std::string sector = sectorOfTeacher(name);  // checks the name
+  if (sector == "LC" || sector == "LC+affine") return "lc";
+  if (name == "recency_weak_jet") return attentionTeacher ? "affine" : "fj";
+  return sector == "affine" ? "affine" : "fj";
+}
+
+long long preferredOrderOfTeacher(const std::string& name) {
+  checkTeacherName(name);
+  if (name == "first_jet") return 1;
+  if (name == "second_jet" || name == "recency_weak_jet" || name == "poslab-jet2") return 2;
+  if (name == "third_jet" || name == "poslab-jet3") return 3;
+  return 0;
 }
 
 double defaultTeacherOmega(const std::string& name, double L) {

@@ -38,6 +38,14 @@ std::vector<std::string> sectorTeacherNames();
 // The sector that carries the teacher (the largest part of it): "FJ", "affine", "LC" or
 // "LC+affine". Throws InvalidArgument for an unknown name.
 std::string sectorOfTeacher(const std::string& name);
+// The sector the PJ reference expects a teacher to select (its preferred_sector): "lc" for lc_core
+// and lc_affine, "affine" for affine and for recency_weak_jet under the attention teacher, "fj"
+// for every other (recency_weak_jet under the signed teacher included). The poslab- variants map by
+// sectorOfTeacher (LC+affine to "lc"). Throws InvalidArgument for an unknown name.
+std::string preferredSectorOfTeacher(const std::string& name, bool attentionTeacher);
+// The jet order the PJ reference expects (its preferred_order): phase 0, first_jet 1, second_jet
+// 2, third_jet 3, recency_weak_jet 2, every other 0; poslab-jet2 2, poslab-jet3 3.
+long long preferredOrderOfTeacher(const std::string& name);
 // The teacher's default frequency for context scale L: 2 pi 17 / L for the reference teachers (the
 // reference's --omega-cycles 17), 2 pi 4 / L for the poslab- variants. Throws for an unknown name.
 double defaultTeacherOmega(const std::string& name, double L);

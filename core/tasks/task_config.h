@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace poslab {
 
@@ -18,6 +19,12 @@ struct TaskConfig {
   // from [minTrainLength, trainLength] (from the step's data seed), so that the model cannot tie
   // its solution to one sequence length. Evaluation lengths are unaffected.
   long long minTrainLength = 0;
+  // Not empty: the training lengths of the PJ reference's multi-length training
+  // (--train-seq-lens), step n (from 0) at trainLengths[n mod size] under "cycle", at one drawn
+  // uniformly from the list by the step's data seed under "random". trainLength stays the context
+  // scale L of the teacher and the model (the reference's train_len). Excludes minTrainLength.
+  std::vector<long long> trainLengths;
+  std::string lengthSampling = "cycle";
   long long headDim = 16;  // sets the kernel-LM frequency omega = base^(-6/headDim)
 };
 

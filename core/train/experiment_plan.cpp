@@ -1,27 +1,53 @@
 #include "train/experiment_plan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "util/error.h"
 
 namespace poslab {
 
 const std::vector<std::string>& taskVariantKeys() {
-  static const std::vector<std::string> keys = {"id", "kernel", "text_file"};
+  static const std::vector<std::string> keys = {"id", "kernel", "text_file", "sectors"};
   return keys;
 }
 
-void applyTaskVariant(const std::map<std::string, std::string>& variant, TaskConfig& task) {
+bool isVariantKey(const std::string& key) {
+  const auto& fixed = taskVariantKeys();
+  if (std::find(fixed.begin(), fixed.end(), key) != fixed.end()) return true;
+  return key.size() > kVariantOptionPrefix.size() &&
+         key.compare(0, kVariantOptionPrefix.size(), kVariantOptionPrefix) == 0;
+}
+
+void applyTaskVariant(const std::map<std::string, std::string>& variant, TrainConfig& config) {
+  TaskConfig& task = config.task;
   for (const auto& [key, value] : variant) {
-    if (key == "id")
+    if (key == "id") {
       task.id = value;
-    else if (key == "kernel")
+    } else if (key == "kernel") {
       task.kernel = value;
-    else if (key == "text_file")
+    } else if (key == "text_file") {
       task.textFile = value;
-    else
-      throw InvalidArgument("a task variant cannot set '" + key + "'",
-                            "variants set id, kernel or text_file");
+    } else if (key == "sectors") {
+      config.model.pjSectors = value;
+    } else if (isVariantKey(key)) {
+      const std::string name = key.substr(kVariantOptionPrefix.size());
+      size_t used = 0;
+      double number = 0;
+      try {
+        number = std::stod(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != value.size() || !std::isfinite(number))
+        throw InvalidArgument("variant key '" + key + "' = \"" + value + "\" is not a number",
+                              "give the task option's value as a number in a string, e.g. \"8\"");
+      task.options[name] = number;
+    } else {
+      throw InvalidArgument("a variant cannot set '" + key + "'",
+                            "variants set id, kernel, text_file, sectors or options.NAME");
+    }
   }
 }
 
@@ -41,7 +67,7 @@ std::vector<PlannedRun> planExperiment(const ExperimentSpec& spec) {
         auto fp = spec.familyParams.find(family);
         if (fp != spec.familyParams.end())
           for (const auto& [k, v] : fp->second) p.config.model.familyParams[k] = v;
-        applyTaskVariant(variant, p.config.task);
+        applyTaskVariant(variant, p.config);
         for (const auto& [k, v] : variant) p.variant += (p.variant.empty() ? "" : ",") + v;
         plan.push_back(std::move(p));
       }

@@ -21,10 +21,15 @@ struct PlannedRun {
   std::string variant;  // the variant's values joined by ",", e.g. "phase"; empty if none
 };
 
-// The task fields a variant may set: "id", "kernel", "text_file" (see experiment_spec.h).
-const std::vector<std::string>& taskVariantKeys();
-// Sets each of the variant's fields in `task`. Throws InvalidArgument for a key it does not know.
-void applyTaskVariant(const std::map<std::string, std::string>& variant, TaskConfig& task);
+// The fields a variant may set (see experiment_spec.h): the task's "id", "kernel", "text_file";
+// "sectors" (model.pj_sectors: the PJ sector set, e.g. "fj_affine"); and any task option as
+// "options.NAME" with its number in a string, e.g. {"options.attention_lambda": "8"}.
+const std::vector<std::string>& taskVariantKeys();  // the fixed keys; options.NAME besides
+inline const std::string kVariantOptionPrefix = "options.";
+bool isVariantKey(const std::string& key);
+// Sets each of the variant's fields in `config`. Throws InvalidArgument for a key it does not know
+// or an option value that is no number.
+void applyTaskVariant(const std::map<std::string, std::string>& variant, TrainConfig& config);
 
 std::vector<PlannedRun> planExperiment(const ExperimentSpec& spec);
 

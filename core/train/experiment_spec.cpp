@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "encodings/pj_sector_sets.h"
 #include "encodings/registry.h"
 #include "encodings/torchscript_family.h"
 #include "io/json_fields.h"
@@ -83,17 +84,31 @@ void readFamilyParams(const json& j, const JsonPath& at,
   }
 }
 
-// Each variant sets task fields; a kernel must be one the (variant's) task knows.
-void readVariants(const json& j, const JsonPath& at, const TaskConfig& task,
+// Each variant sets task fields (or the PJ sector set); a kernel must be one the (variant's) task
+// knows, a sector set one of pjSectorSetChoices, an option a number.
+void readVariants(const json& j, const JsonPath& at, const TrainConfig& base,
                   std::vector<std::map<std::string, std::string>>& out) {
   if (!j.is_array()) at.fail("must be a list of objects, not " + shownJson(j));
   for (size_t i = 0; i < j.size(); ++i) {
     const JsonPath vp = at.index(i);
-    checkJsonObject(j[i], vp, taskVariantKeys());
+    if (!j[i].is_object()) vp.fail("must be an object, not " + shownJson(j[i]));
+    for (const auto& [k, v] : j[i].items())
+      if (!isVariantKey(k))
+        vp.key(k).fail("is not a known field",
+                       "known here: " + joined(taskVariantKeys()) + ", options.NAME");
     std::map<std::string, std::string> variant;
     for (const auto& [k, v] : j[i].items()) readJsonValue(v, vp.key(k), anyValue(), variant[k]);
-    TaskConfig t = task;
-    applyTaskVariant(variant, t);
+    if (variant.count("sectors"))
+      checkJsonValue(variant["sectors"], vp.key("sectors"), oneOf(pjSectorSetChoices()));
+    TrainConfig c = base;
+    for (const auto& [k, v] : variant) {
+      try {
+        applyTaskVariant({{k, v}}, c);
+      } catch (const InvalidArgument& e) {
+        vp.key(k).fail(std::string(": ") + e.what());
+      }
+    }
+    const TaskConfig& t = c.task;
     const std::vector<std::string> kernels = taskKernelChoices(t.id);
     if (variant.count("kernel") && !kernels.empty())
       checkJsonValue(t.kernel, vp.key("kernel"), oneOf(kernels));
@@ -132,7 +147,7 @@ ExperimentSpec readExperiment(const json& j, const JsonPath& at) {
   applyArchitecture(s.architecture, s.base);
   readTrainConfig(j.at("config"), at.key("config"), s.base);
   if (auto it = j.find("variants"); it != j.end())
-    readVariants(*it, at.key("variants"), s.base.task, s.variants);
+    readVariants(*it, at.key("variants"), s.base, s.variants);
   return s;
 }
 

@@ -79,7 +79,9 @@ double modelParameterCount(const ModelConfig& m, long long vocab) {
 }
 
 double trainingStepBytes(const TrainConfig& c, long long vocab) {
-  const double B = static_cast<double>(c.optim.batch), T = static_cast<double>(c.task.trainLength);
+  long long longest = c.task.trainLength;  // the longest step of multi-length training
+  for (long long t : c.task.trainLengths) longest = std::max(longest, t);
+  const double B = static_cast<double>(c.optim.batch), T = static_cast<double>(longest);
   const double C = static_cast<double>(c.model.dModel), H = static_cast<double>(c.model.heads);
   const double L = static_cast<double>(c.model.layers);
   const double V = static_cast<double>(std::max(vocab, 1LL));

@@ -25,6 +25,10 @@ const std::vector<JsonField<TaskConfig>>& taskFields() {
        "training length T, tokens"},
       {"min_train_length", &TaskConfig::minTrainLength, inRange(0, kMaxTrainLength),
        "0: fixed; else each step's length is drawn from [this, T]"},
+      {"train_lengths", &TaskConfig::trainLengths, inRange(kMinTrainLength, kMaxTrainLength),
+       "multi-length training: the lengths the steps take (empty: train_length only)"},
+      {"length_sampling", &TaskConfig::lengthSampling, oneOf({"cycle", "random"}),
+       "train_lengths in turn (cycle) or one drawn per step (random)"},
       {"head_dim", &TaskConfig::headDim, inRange(1, 4096), "kernel-lm frequency base^(-6/this)"},
   };
   return t;
@@ -117,6 +121,11 @@ void TrainConfig::validate(const JsonPath& at) const {
         .key("min_train_length")
         .fail("= " + std::to_string(task.minTrainLength) +
               " must be 0 (off) or at most train_length " + std::to_string(task.trainLength));
+  if (task.minTrainLength > 0 && !task.trainLengths.empty())
+    at.key("task")
+        .key("train_lengths")
+        .fail("and min_train_length cannot both be set",
+              "use one way of varying the training length");
 }
 
 void readTrainConfig(const nlohmann::json& j, const JsonPath& at, TrainConfig& out) {

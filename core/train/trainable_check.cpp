@@ -16,6 +16,7 @@
 #include "tasks/task.h"
 #include "tasks/task_options.h"
 #include "train/experiment_plan.h"
+#include "train/pj_sector_init.h"
 #include "train/run_limits.h"
 #include "util/error.h"
 
@@ -118,6 +119,9 @@ void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
   if (t.minTrainLength > 0)
     checkLengthRange(*task, t.minTrainLength, paths.config.key("task").key("min_train_length"),
                      "training sequences");
+  for (size_t i = 0; i < t.trainLengths.size(); ++i)
+    checkLengthRange(*task, t.trainLengths[i],
+                     paths.config.key("task").key("train_lengths").index(i), "training sequences");
 
   atField(paths.config.key("task").key("train_length"),
           [&] { checkTrainingFits(cfg, task->vocabSize()); });
@@ -178,8 +182,25 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     TaskFieldPaths paths{config, spec.variants.empty() ? nullptr : &variants[v],
                          at.key("variants").index(v)};
     TrainConfig cfg = spec.base;
-    applyTaskVariant(variants[v], cfg.task);
+    applyTaskVariant(variants[v], cfg);
     checkTask(cfg, paths);
+    // The PJ sector choices of this variant, per family (the "auto" inits read its teacher).
+    const JsonPath modelAt =
+        variants[v].count("sectors") ? paths.variantAt.key("sectors") : config.key("model");
+    const bool pjChoices = !cfg.model.pjSectors.empty() || cfg.model.pjGateInit != "uniform" ||
+                           cfg.model.pjOrderInit != "uniform";
+    for (const std::string& family : spec.families) {
+      if (!pjChoices || family != "pj-bias") continue;  // the family checks below name the field
+      TrainConfig c = cfg;
+      c.model.family = family;
+      if (auto fp = spec.familyParams.find(family); fp != spec.familyParams.end())
+        for (const auto& [k, val] : fp->second) c.model.familyParams[k] = val;
+      atField(modelAt, [&] {
+        c.model.validate();
+        resolvePjSectorChoices(c);
+        makeEncoding(c.model.family, resolvedFamilyParams(c.model, c.task.trainLength));
+      });
+    }
   }
   if (spec.families.empty()) at.key("families").fail("is empty", "list at least one family id");
   for (size_t i = 0; i < spec.families.size(); ++i) {

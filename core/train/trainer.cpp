@@ -16,6 +16,7 @@
 #include "dist/dist_env.h"
 #include "model/pin_check.h"
 #include "train/attention_blocks.h"
+#include "train/pj_sector_init.h"
 #include "train/run_limits.h"
 #include "train/trainer_state.h"
 #include "util/error.h"
@@ -116,6 +117,7 @@ std::pair<torch::Tensor, double> Trainer::State::lossAndAccuracy(const torch::Te
 
 void Trainer::State::build() {
   cfg.validate();
+  resolvePjSectorChoices(cfg);             // model.pj_* into pj-bias's parameters (or family nope)
   cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
   task = makeTask(cfg.task);
   evalTask = makeEvaluationTask(cfg.task);
@@ -133,6 +135,12 @@ void Trainer::State::build() {
                               " is outside what task " + task->id() + " can generate",
                           "allowed [" + std::to_string(task->minLength()) + ", " +
                               std::to_string(task->maxLength()) + "]");
+  for (long long t : cfg.task.trainLengths)
+    if (t < task->minLength() || t > task->maxLength())
+      throw InvalidArgument("field 'task.train_lengths': " + std::to_string(t) +
+                                " is outside what task " + task->id() + " can generate",
+                            "allowed [" + std::to_string(task->minLength()) + ", " +
+                                std::to_string(task->maxLength()) + "]");
   if (cfg.task.minTrainLength > 0 && cfg.task.minTrainLength < task->minLength())
     throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
                               " is shorter than task " + task->id() + " can generate",
@@ -241,7 +249,13 @@ long long Trainer::vocabSize() const {
   return s_->task->vocabSize();
 }
 
-long long trainingLengthAt(const TaskConfig& task, uint64_t dataSeed) {
+long long trainingLengthAt(const TaskConfig& task, long long step, uint64_t dataSeed) {
+  if (!task.trainLengths.empty()) {
+    const auto n = static_cast<uint64_t>(task.trainLengths.size());
+    const uint64_t i = task.lengthSampling == "random" ? batchSeed(dataSeed, 0, 0x1e58) % n
+                                                       : static_cast<uint64_t>(step) % n;
+    return task.trainLengths[i];
+  }
   if (task.minTrainLength <= 0 || task.minTrainLength >= task.trainLength) return task.trainLength;
   const auto span = static_cast<uint64_t>(task.trainLength - task.minTrainLength + 1);
   // The data seed is already a hash of (run seed, step); remix it so the length and the batch
@@ -254,7 +268,7 @@ Snapshot Trainer::step() {
   const auto t0 = std::chrono::steady_clock::now();
   const uint64_t dataSeed = batchSeed(s.cfg.run.seed, s.step, kTrainStream);
   Batch b = s.toDevice(
-      s.task->sample(s.cfg.optim.batch, trainingLengthAt(s.cfg.task, dataSeed), dataSeed));
+      s.task->sample(s.cfg.optim.batch, trainingLengthAt(s.cfg.task, s.step, dataSeed), dataSeed));
   s.model->train();
   s.model->configureAttention(/*allowFactorized=*/true,
                               /*block=*/trainingAttentionBlock(s.cfg.task.trainLength), false);

@@ -106,8 +106,10 @@ class Trainer {
 double learningRateAt(const OptimConfig& o, long long step, long long totalSteps);
 // Per-step data seed: a hash of the run seed and the step, so any step's batch can be regenerated.
 uint64_t batchSeed(uint64_t runSeed, long long step, uint64_t stream);
-// The length of a training batch: task.trainLength, or with task.minTrainLength set a length drawn
-// uniformly from [minTrainLength, trainLength] by the batch's data seed.
-long long trainingLengthAt(const TaskConfig& task, uint64_t dataSeed);
+// The length of step `step`'s batch (steps count from 0): task.trainLength; with task.trainLengths
+// set trainLengths[step mod size] ("cycle") or one of them drawn by the data seed ("random"); with
+// task.minTrainLength set a length drawn uniformly from [minTrainLength, trainLength] by the
+// batch's data seed.
+long long trainingLengthAt(const TaskConfig& task, long long step, uint64_t dataSeed);
 
 }  // namespace poslab

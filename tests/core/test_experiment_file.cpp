@@ -280,7 +280,7 @@ TEST(ExperimentFile, TrainConfigFilesAreReadByTheSameRules) {
 }
 
 TEST(ExperimentFile, EveryShippedPresetReads) {
-  ASSERT_EQ(presetNames().size(), 10u);
+  ASSERT_EQ(presetNames().size(), 20u);
   for (const std::string& name : presetNames()) {
     const ExperimentSpec s = loadPreset(name);
     EXPECT_EQ(s.name, name);
@@ -312,12 +312,16 @@ TEST(ExperimentPlan, VariantsThenFamiliesThenSeedsWithTheVariantApplied) {
 }
 
 TEST(ExperimentPlan, AVariantSetsEveryTaskFieldItNames) {
-  TaskConfig t;
-  applyTaskVariant({{"id", "byte-lm"}, {"text_file", "a.txt"}, {"kernel", "second_jet"}}, t);
-  EXPECT_EQ(t.id, "byte-lm");
-  EXPECT_EQ(t.textFile, "a.txt");
-  EXPECT_EQ(t.kernel, "second_jet");
-  EXPECT_THROW(applyTaskVariant({{"kernal", "phase"}}, t), InvalidArgument);
+  TrainConfig c;
+  applyTaskVariant({{"id", "byte-lm"}, {"text_file", "a.txt"}, {"kernel", "second_jet"}}, c);
+  EXPECT_EQ(c.task.id, "byte-lm");
+  EXPECT_EQ(c.task.textFile, "a.txt");
+  EXPECT_EQ(c.task.kernel, "second_jet");
+  EXPECT_THROW(applyTaskVariant({{"kernal", "phase"}}, c), InvalidArgument);
+  applyTaskVariant({{"sectors", "fj"}, {"options.teacher", "0"}}, c);
+  EXPECT_EQ(c.model.pjSectors, "fj");
+  EXPECT_EQ(c.task.options.at("teacher"), 0);
+  EXPECT_THROW(applyTaskVariant({{"options.teacher", "1x"}}, c), InvalidArgument);
 }
 
 }  // namespace

@@ -118,15 +118,15 @@ TEST(Training, VariableTrainLengthsAreSeededAndInRange) {
   std::set<long long> seen;
   for (long long step = 0; step < 400; ++step) {
     const uint64_t seed = batchSeed(3, step, 1);
-    const long long len = trainingLengthAt(task, seed);
+    const long long len = trainingLengthAt(task, step, seed);
     ASSERT_GE(len, 16);
     ASSERT_LE(len, 24);
-    EXPECT_EQ(len, trainingLengthAt(task, seed));
+    EXPECT_EQ(len, trainingLengthAt(task, step, seed));
     seen.insert(len);
   }
   EXPECT_EQ(seen.size(), 9u);  // every length 16..24 occurs
   task.minTrainLength = 0;
-  EXPECT_EQ(trainingLengthAt(task, 12345), 24);
+  EXPECT_EQ(trainingLengthAt(task, 0, 12345), 24);
 
   TrainConfig c = smallRun("rope");
   c.task.minTrainLength = 12;
