@@ -252,6 +252,38 @@ class TestFamilyFileGate : public QObject {
     closeBoxes(*shell);
   }
 
+  // A family file loaded again with another module (damped.pt, then rope.pt: γ is gone, base
+  // stays): the training form's start box is rebuilt from the new metadata, and a value set for
+  // γ is dropped rather than refused at Play.
+  void reloadRebuildsTheStartBox() {
+    auto shell = newShell();
+    const QString file = freshCopy("damped.pt", "reloaded_family.pt");
+    const std::string id = "file:" + file.toStdString();
+    auto load = [&] {
+      QSignalSpy done(shell->encodings(), &EncodingLoader::finished);
+      shell->encodings()->load(file);
+      return done.wait(kWaitMs) && done.at(0).at(0).toBool();
+    };
+    QVERIFY(load());
+    TrainingPanel* panel = shell->window().trainingPanel();
+    poslab::ExperimentSpec setup = test::tinyIndirectSetup({id, "rope"});
+    setup.familyParams[id] = {{"gamma", 0.05}, {"base", 500}};
+    test::loadExperiment(*panel, setup);
+    FamilyStartForm* start = panel->setupForm()->familyStart();
+    QVERIFY(start->valueBox(id, "gamma") && start->valueBox(id, "base"));
+    QCOMPARE(start->valueBox(id, "gamma")->value(), 0.05);
+
+    QVERIFY(QFile::remove(file) && QFile::copy(module("rope.pt"), file));
+    QVERIFY(load());
+    QVERIFY2(!start->valueBox(id, "gamma"), "the start box still offers the old module's γ");
+    QVERIFY(start->valueBox(id, "base"));
+    QCOMPARE(start->valueBox(id, "base")->value(), 500.0);  // still set, and the module has it
+    const auto params = panel->experiment().familyParams.at(id);
+    QVERIFY(!params.count("gamma"));
+    QCOMPARE(params.at("base"), 500.0);
+    QVERIFY(!start->pinBox("gamma") || !start->pinBox("gamma")->isChecked());
+  }
+
   // A session saved with trained models whose module file is gone (ui.test_load_encoding's):
   // the notice, then the module its checkpoint keeps, loaded off the UI thread.
   void checkpointModuleSaysSoFirst() {
