@@ -11,14 +11,20 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <qcustomplot.h>
+
 #include "app_shell.h"
 #include "bridge/loaded_families.h"
+#include "explorer/explorer_controller.h"
+#include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
+#include "family_names.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "menus/load_encoding.h"
@@ -282,6 +288,62 @@ class TestFamilyFileGate : public QObject {
     QVERIFY(!params.count("gamma"));
     QCOMPARE(params.at("base"), 500.0);
     QVERIFY(!start->pinBox("gamma") || !start->pinBox("gamma")->isChecked());
+  }
+
+  // A family file deep in folders: the legends, the training form's list and the start box name
+  // it by its module's title (here with its file name: other copies of damped.pt share the
+  // title), never by its long file:PATH, which its tool tips give in full.
+  void longPathsShowTitles() {
+    auto shell = newShell();
+    MainWindow& w = shell->window();
+    QVERIFY(
+        QDir(dir_.path()).mkpath("a_folder_with_a_long_name/of_encodings/written_by_a_researcher"));
+    const QString file = freshCopy("damped.pt",
+                                   "a_folder_with_a_long_name/of_encodings/written_by_a_researcher/"
+                                   "my_encoding.pt");
+    const QString id = "file:" + file;
+    QSignalSpy done(shell->encodings(), &EncodingLoader::finished);
+    shell->encodings()->load(file);
+    QVERIFY(done.wait(kWaitMs) && done.at(0).at(0).toBool());
+    const QString shortName = familyShortName(id.toStdString());
+    QCOMPARE(shortName, QString("Damped RoPE (TorchScript) (my_encoding.pt)"));
+    QVERIFY(familyToolTip(id.toStdString()).contains(file));
+
+    TrainingPanel* panel = w.trainingPanel();
+    test::loadExperiment(*panel, test::tinyIndirectSetup({id.toStdString(), "rope"}));
+    w.showView(WindowView::Training);
+    test::clickButton(panel, "stepButton");
+    QTRY_VERIFY_WITH_TIMEOUT(
+        panel->runCount() == 2 && panel->runStep(0) >= 1 && panel->runStep(1) >= 1, kWaitMs);
+    QStringList legends;
+    for (const auto& c : panel->curves()) legends << c.loss->name();
+    QVERIFY2(legends.contains(shortName) && legends.contains("rope"),
+             qPrintable(legends.join(", ")));
+    auto* list = w.findChild<QListWidget*>("trainFamilies");
+    QListWidgetItem* item = nullptr;
+    for (int i = 0; i < list->count(); ++i)
+      if (list->item(i)->data(Qt::UserRole).toString() == id) item = list->item(i);
+    QVERIFY(item);
+    QCOMPARE(item->text(), shortName);
+    QVERIFY2(item->toolTip().contains(file), qPrintable(item->toolTip()));
+    if (!shotsDir().isEmpty()) {
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(QDir(shotsDir()).filePath("gate-long-path-training.png")));
+    }
+    panel->pause();
+
+    QVERIFY(w.parameters()->setFamily("rope"));
+    w.showView(WindowView::Kernel);
+    w.kernelView()->setOverlay({id.toStdString()});
+    ExplorerController* c = shell->explorer();
+    QTRY_VERIFY_WITH_TIMEOUT(!c->busy() && c->isUpToDate(ExplorerView::Kernel), kWaitMs);
+    QCPGraph* overlay = w.kernelView()->overlayGraph(id);
+    QVERIFY2(overlay, qPrintable(w.kernelView()->overlayStatus()));
+    QCOMPARE(overlay->name(), shortName + " (overlay)");
+    if (!shotsDir().isEmpty()) {
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(QDir(shotsDir()).filePath("gate-long-path-overlay.png")));
+    }
   }
 
   // A session saved with trained models whose module file is gone (ui.test_load_encoding's):

@@ -78,6 +78,14 @@ nlohmann::json readJson(const QString& path) {
   return nlohmann::json::parse(f.readAll().toStdString());
 }
 
+// The training form's items for family `id` (an item's data is its id; its text a short name).
+QList<QListWidgetItem*> trainItems(QListWidget* list, const QString& id) {
+  QList<QListWidgetItem*> out;
+  for (int i = 0; i < list->count(); ++i)
+    if (list->item(i)->data(Qt::UserRole).toString() == id) out << list->item(i);
+  return out;
+}
+
 QStringList familyItems(QComboBox* box) {
   QStringList out;
   for (int i = 0; i < box->count(); ++i) out << box->itemData(i).toString();
@@ -166,7 +174,10 @@ class TestLoadEncoding : public QObject {
     QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
     QVERIFY(familyItems(familyBox()).contains(id));
     QCOMPARE(familyBox()->currentText(), QString("Damped RoPE (TorchScript) (file)"));
-    QCOMPARE(trainFamilies()->findItems(id, Qt::MatchExactly).size(), 1);
+    QCOMPARE(trainItems(trainFamilies(), id).size(), 1);
+    // Named by its title, not its long file:PATH; the path in its tool tip.
+    QCOMPARE(trainItems(trainFamilies(), id).front()->text(), QString("Damped RoPE (TorchScript)"));
+    QVERIFY(trainItems(trainFamilies(), id).front()->toolTip().contains(module("damped.pt")));
     auto* label = w_->parameters()->findChild<QLabel*>("label_gamma");
     QVERIFY(label);
     QVERIFY2(label->text().contains(QString::fromUtf8("γ")), qPrintable(label->text()));
@@ -386,7 +397,7 @@ class TestLoadEncoding : public QObject {
     QString error, note;
     QVERIFY2(shell_->loadPreset(preset, &error, &note), qPrintable(error));
     QVERIFY(findFamily(id));
-    QCOMPARE(trainFamilies()->findItems(QString::fromStdString(id), Qt::MatchExactly).size(), 1);
+    QCOMPARE(trainItems(trainFamilies(), QString::fromStdString(id)).size(), 1);
     std::vector<std::string> checked = w_->trainingPanel()->experiment().families;
     std::sort(checked.begin(), checked.end());  // the form lists them in its own order
     QCOMPARE(checked, (std::vector<std::string>{id, "rope"}));

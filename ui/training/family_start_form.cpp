@@ -10,6 +10,7 @@
 
 #include "bridge/catalog.h"
 #include "bridge/loaded_families.h"
+#include "family_names.h"
 #include "math/formula_unicode.h"
 #include "model/model_config.h"  // isModelSizedFamilyParam: plain data, no torch
 #include "training/precise_spin_box.h"
@@ -91,7 +92,9 @@ void FamilyStartForm::rebuild() {
   for (const std::string& family : families_) {
     const FamilyDescription* d = findFamily(family);
     if (!d) continue;
-    auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(family)), this);
+    auto* title =
+        new QLabel(QStringLiteral("<b>%1</b>").arg(familyShortName(family).toHtmlEscaped()), this);
+    title->setToolTip(familyToolTip(family));
     rows_->addRow(title);
     for (const ParamSpec& p : d->params) {
       const QString tip = QString::fromStdString(p.name + ": " + p.description);
