@@ -25,6 +25,7 @@
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
 #include "family_names.h"
+#include "file_hash.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "menus/load_encoding.h"
@@ -47,18 +48,6 @@ QString module(const char* name) {
 
 QString shotsDir() {
   return qEnvironmentVariable("POSLAB_ENCODING_SHOTS");
-}
-
-// FNV-1a 64 of a file's bytes, in hex: the content hash docs/SESSIONS.md names.
-QString fnv1a(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  quint64 h = 14695981039346656037ull;
-  for (char c : f.readAll()) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return QString::number(h, 16).rightJustified(16, '0');
 }
 
 // A fresh window, shown, each with its own gate (nothing agreed yet).
@@ -131,7 +120,7 @@ class TestFamilyFileGate : public QObject {
     const QString id = "file:" + file;
     const QString session = dir_.filePath("a.poslab");
     QString error;
-    QVERIFY2(saveSessionFile(session, stateWithFamily(*shell, id, fnv1a(file)), &error),
+    QVERIFY2(saveSessionFile(session, stateWithFamily(*shell, id, test::fnv1a(file)), &error),
              qPrintable(error));
     const QStringList before = familyItems(*shell);
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
@@ -171,7 +160,7 @@ class TestFamilyFileGate : public QObject {
     const QString id = "file:" + file;
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
     shell->sessions()->applyStateStringInBackground(
-        encodeStateString(stateWithFamily(*shell, id, fnv1a(file))));
+        encodeStateString(stateWithFamily(*shell, id, test::fnv1a(file))));
     QVERIFY(!visibleNotice(*shell));
     QVERIFY(settled.wait(kWaitMs));
     QVERIFY2(settled.at(0).at(0).toBool(), qPrintable(settled.at(0).at(1).toString()));
@@ -212,7 +201,8 @@ class TestFamilyFileGate : public QObject {
     const QString file = freshCopy("bad_nan.pt", "session_bad.pt");
     const QString session = dir_.filePath("bad.poslab");
     QString error;
-    QVERIFY(saveSessionFile(session, stateWithFamily(*shell, "file:" + file, fnv1a(file)), &error));
+    QVERIFY(saveSessionFile(session, stateWithFamily(*shell, "file:" + file, test::fnv1a(file)),
+                            &error));
     const std::string family = shell->window().parameters()->familyId();
     const QStringList before = familyItems(*shell);
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
@@ -237,7 +227,7 @@ class TestFamilyFileGate : public QObject {
     shell->familyGate()->setAgreed();
     const QString file = freshCopy("damped.pt", "changing_family.pt");
     const QString id = "file:" + file;
-    const QString text = encodeStateString(stateWithFamily(*shell, id, fnv1a(file)));
+    const QString text = encodeStateString(stateWithFamily(*shell, id, test::fnv1a(file)));
     QVERIFY(QFile::remove(file) && QFile::copy(module("rope.pt"), file));  // another module now
     const std::string family = shell->window().parameters()->familyId();
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);

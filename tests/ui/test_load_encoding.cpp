@@ -27,6 +27,7 @@
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
+#include "file_hash.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "menus/load_encoding.h"
@@ -58,18 +59,6 @@ double dampedKernel(double gamma, double base, double d) {
   double sum = 0;
   for (int b = 0; b < 4; ++b) sum += std::cos(std::pow(base, -2.0 * b / 16.0) * d);
   return std::exp(-gamma * d) * sum / 4.0;
-}
-
-// FNV-1a 64 of a file's bytes, in hex: the content hash docs/SESSIONS.md names.
-QString fnv1a(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  quint64 h = 14695981039346656037ull;
-  for (char c : f.readAll()) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return QString::number(h, 16).rightJustified(16, '0');
 }
 
 nlohmann::json readJson(const QString& path) {
@@ -326,7 +315,7 @@ class TestLoadEncoding : public QObject {
         QVERIFY(QFile::copy(models + ".d/" + f, QDir(keep).filePath("models.poslab.d/" + f)));
       }
     }
-    const QString hash = fnv1a(mine);
+    const QString hash = test::fnv1a(mine);
     const nlohmann::json files = readJson(plain).at("family_files");
     QCOMPARE(files.size(), size_t(1));  // the explorer's and a training family: one file
     QCOMPARE(QString::fromStdString(files[0].at("family").get<std::string>()), id);
