@@ -15,7 +15,7 @@ import sys
 # (without their extension).
 LAYERS = [
     ["bridge/"],                                 # torch meets Qt: compute calls, the training worker
-    ["math/", "plot_style", "error_report", "window_view"],  # formulas, plot looks, messages
+    ["math/", "plot_style", "error_report", "window_view", "family_names"],  # formulas, looks, names
     ["help/", "export/"],                        # view notes; plot and run-report exports
     ["explorer/", "training/"],                  # the two features, which never include each other
     ["undo/"],                                   # the explorer's parameter undo
