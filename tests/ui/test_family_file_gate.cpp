@@ -164,6 +164,7 @@ class TestFamilyFileGate : public QObject {
     QVERIFY(!visibleNotice(*shell));
     QVERIFY(settled.wait(kWaitMs));
     QVERIFY2(settled.at(0).at(0).toBool(), qPrintable(settled.at(0).at(1).toString()));
+    QVERIFY2(shell->sessions()->lastError().isEmpty(), qPrintable(shell->sessions()->lastError()));
     QCOMPARE(QString::fromStdString(shell->window().parameters()->familyId()), id);
   }
 
