@@ -2,26 +2,26 @@
 
 #include <QStringList>
 
+#include "lessons/window_state_check.h"
+
 namespace poslab::ui {
 
-namespace {
-const char* const kViewNames[kWindowViewCount] = {"kernel", "attention",   "norms",
-                                                  "probe",  "diagnostics", "training"};
-}  // namespace
-
+// The names are core's (lessons/window_state_check.h), so that a lesson's tab is checked alike
+// without a window; they are in the order of WindowView.
 std::optional<WindowView> parseWindowView(const QString& name) {
+  const auto& names = windowTabNames();
   for (int i = 0; i < kWindowViewCount; ++i)
-    if (name == kViewNames[i]) return static_cast<WindowView>(i);
+    if (name == QString::fromStdString(names[i])) return static_cast<WindowView>(i);
   return std::nullopt;
 }
 
 QString windowViewName(WindowView view) {
-  return kViewNames[static_cast<int>(view)];
+  return QString::fromStdString(windowTabNames()[static_cast<int>(view)]);
 }
 
 QString windowViewNames() {
   QStringList names;
-  for (const char* n : kViewNames) names << n;
+  for (const std::string& n : windowTabNames()) names << QString::fromStdString(n);
   return names.join('|');
 }
 

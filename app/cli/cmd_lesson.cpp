@@ -1,14 +1,16 @@
 // `poslab-cli lesson [NAME|FILE]`: without an argument, the shipped lessons (resources/lessons)
 // with their titles and step counts; with one, that lesson's steps as plain text, after checking
-// it: the lesson format strictly (lessons/lesson.h) and every step's training setup as a session's
-// training block is checked (readExperiment, then checkTrainable). The window-side fields of a
-// step's state (family, values, views) are checked by the GUI when it opens the lesson.
+// it: the lesson format strictly (lessons/lesson.h), the window-side fields of every step's state
+// (family, values, views, tab) as the GUI checks them when it opens the step
+// (lessons/window_state_check.h), and every step's training setup as a session's training block
+// is checked (readExperiment, then checkTrainable).
 #include <filesystem>
 #include <iostream>
 
 #include "cli/cli_common.h"
 #include "io/json_fields.h"
 #include "lessons/lesson.h"
+#include "lessons/window_state_check.h"
 #include "train/experiment_spec.h"
 #include "train/trainable_check.h"
 #include "util/formula_text.h"
@@ -17,11 +19,14 @@ namespace poslab::cli {
 
 namespace {
 
-// Every step's own training setup, read and checked as the GUI's session reader does.
-void checkTrainingSetups(const Lesson& lesson, const std::string& source) {
+// Every step's own state, read and checked as the GUI's session reader does: the window's
+// fields, then the training setup.
+void checkStepStates(const Lesson& lesson, const std::string& source) {
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
     const nlohmann::json& state = lesson.steps[i].state;
-    if (!state.is_object() || !state.contains("training")) continue;
+    if (!state.is_object()) continue;
+    checkWindowState(state, lessonStepSource(source, i) + ", state");
+    if (!state.contains("training")) continue;
     const JsonPath at{lessonStepSource(source, i), "state.training"};
     checkTrainable(readExperiment(state["training"], at), at);
   }
@@ -56,7 +61,7 @@ void addLessonCommand(CLI::App& app) {
       nlohmann::json list = nlohmann::json::array();
       for (const std::string& file : lessonFiles()) {
         const Lesson lesson = readLessonFile(file);
-        checkTrainingSetups(lesson, lessonSource(file));
+        checkStepStates(lesson, lessonSource(file));
         list.push_back(lessonJson(lesson, file));
       }
       if (*json) return printJson({{"lessons", list}});
@@ -68,7 +73,7 @@ void addLessonCommand(CLI::App& app) {
     }
     const std::string file = lessonFile(*name);
     const Lesson lesson = readLessonFile(file);
-    checkTrainingSetups(lesson, lessonSource(file));
+    checkStepStates(lesson, lessonSource(file));
     if (*json) return printJson(lessonJson(lesson, file));
     std::cout << lesson.title << "\n";
     if (!lesson.summary.empty()) std::cout << proseAsPlainText(lesson.summary) << "\n";

@@ -45,7 +45,8 @@
 #  every token counted), response, pope-usage, norms, kernel, attention,
 #  probe and --budget (refused10 cases), p0 the run-directory
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
-#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE; p4 memory
+#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
+#  the GUI refuses (lesson-*: family, values, views, tab, types, fields); p4 memory
 #  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
@@ -373,6 +374,54 @@ refused10 world-size-huge "WORLD_SIZE=1000000 is outside \[1, 4096\]" \
   env RANK=0 WORLD_SIZE=1000000 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w1"
 refused10 world-size-batch "--batch 2 is not a multiple of the 3 processes" \
   env RANK=0 WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w2"
+
+# p0 `poslab-cli lesson FILE` refuses every lesson the GUI refuses (lessons/window_state_check.h,
+# the checks the GUI's validateSession shares): one step's state edited per case, named by step,
+# state and field.
+lesson="$tmp/lesson.json"
+cat > "$lesson" <<'JSON'
+{"format": "poslab-lesson-1", "title": "t", "summary": "s",
+ "steps": [{"title": "a", "text": "b", "action": "c", "state": {"tab": "kernel"}},
+           {"title": "a", "text": "b", "action": "c",
+            "state": {"explorer": {"family": "rope", "values": {"base": 500}},
+                      "views": {"kernel": {"lags": 256, "log_lag": true}}}}]}
+JSON
+"$cli" lesson "$lesson" > /dev/null 2> "$tmp/err" && ok || fail "the base lesson is refused: $(cat "$tmp/err")"
+lesson_refused() {  # lesson_refused NAME MESSAGE PYTHON (s: step 2's state)
+  mutate_json "$lesson" "$tmp/l-$1.json" "s = d['steps'][1]['state']; $3"
+  expect_error "lesson-$1" "^poslab-cli: error: lesson file '$tmp/l-$1.json', step 2, state: $2" \
+    timeout 10 "$cli" lesson "$tmp/l-$1.json"
+}
+lesson_refused unknown-family "field 'explorer.family': unknown family 'ropee'" 's["explorer"]["family"] = "ropee"'
+lesson_refused value-range "field 'explorer.values.base' = 0.5 is outside \[1.0001, 1e\+09\] for family rope" \
+  's["explorer"]["values"]["base"] = 0.5'
+lesson_refused value-unknown "field 'explorer.values.gamma': family rope has no parameter 'gamma'" \
+  's["explorer"]["values"]["gamma"] = 0.1'
+lesson_refused value-fraction "field 'explorer.values.head_dim' = 7.5 must be a whole number" \
+  's["explorer"]["values"]["head_dim"] = 7.5'
+lesson_refused value-odd-head "field 'explorer.values': .*head_dim" 's["explorer"]["values"]["head_dim"] = 7'
+lesson_refused value-word "field 'explorer.values.base' must be a number" 's["explorer"]["values"]["base"] = "x"'
+lesson_refused no-family "field 'explorer.family' is missing" 'del s["explorer"]["family"]'
+lesson_refused lags "field 'views.kernel.lags' = 100 is not one of 16, 32" 's["views"]["kernel"]["lags"] = 100'
+lesson_refused lags-string "field 'views.kernel.lags' must be a whole number" 's["views"]["kernel"]["lags"] = "256"'
+lesson_refused lagz "field 'views.kernel.lagz' is not a known field" 's["views"]["kernel"]["lagz"] = 256'
+lesson_refused attention-T "field 'views.attention.T' = 1048576 is not one of" 's["views"]["attention"] = {"T": 1048576}'
+lesson_refused attention-head "field 'views.attention.head' = 0 is outside \[1, 4096\]" 's["views"]["attention"] = {"head": 0}'
+lesson_refused norms-huge "field 'views.norms.max_position' = 10000000 is not one of" 's["views"]["norms"] = {"max_position": 10000000}'
+lesson_refused probe-target "field 'views.probe.target' = \"nope\" is not one of" 's["views"]["probe"] = {"target": "nope"}'
+lesson_refused diagnostics-target "field 'views.diagnostics.target' = \"nope\" is not one of" 's["views"]["diagnostics"] = {"target": "nope"}'
+lesson_refused overlay-unknown "field 'views.kernel.overlay\[0\]': unknown family 'nopee'" 's["views"]["kernel"]["overlay"] = ["nopee"]'
+lesson_refused overlay-twice "field 'views.kernel.overlay' lists family 'alibi' twice" 's["views"]["kernel"]["overlay"] = ["alibi", "alibi"]'
+lesson_refused overlay-many "field 'views.kernel.overlay' lists 4 families; the kernel view overlays at most 3" \
+  's["views"]["kernel"]["overlay"] = ["alibi", "nope", "rope-pi", "rope-ntk"]'
+lesson_refused tab "field 'tab' = \"kernal\" is not one of kernel\|attention" 's["tab"] = "kernal"'
+lesson_refused tab-number "field 'tab' must be a string" 's["tab"] = 3'
+lesson_refused trained-models "field 'trained_models' is not allowed" 's["trained_models"] = []'
+lesson_refused format "field 'format' is \"x\", not \"poslab-session-1\"" 's["format"] = "x"'
+lesson_refused unknown-top "field 'explorerr' is not a known field" 's["explorerr"] = {}'
+lesson_refused views-array "field 'views' must be a JSON object, not an array" 's["views"] = []'
+lesson_refused explorer-string "field 'explorer' must be a JSON object" 's["explorer"] = "rope"'
+lesson_refused family-files "field 'family_files' must be an array" 's["family_files"] = {}'
 
 # p4 memory: the smallest address-space limit (ulimit -v) the program starts under, in steps of
 # 100 MB from 600 MB (below it LibTorch's static initialisers fail before main: docs/LIMITS.md);

@@ -10,6 +10,7 @@
 
 #include "io/json_fields.h"
 #include "lessons/lesson.h"
+#include "lessons/window_state_check.h"
 #include "train/experiment_spec.h"
 #include "train/trainable_check.h"
 #include "util/error.h"
@@ -144,11 +145,69 @@ TEST(Lesson, EveryShippedLessonReadsAndItsTrainingSetupsAreTrainable) {
       const LessonStep& s = lesson.steps[i];
       EXPECT_EQ(proseAsPlainText(s.text).find('$'), std::string::npos)
           << "step " << i + 1 << ": an unclosed formula";
-      if (!s.state.is_object() || !s.state.contains("training")) continue;
+      if (!s.state.is_object()) continue;
+      EXPECT_NO_THROW(checkWindowState(s.state, "step " + std::to_string(i + 1)));
+      if (!s.state.contains("training")) continue;
       const JsonPath at{lessonStepSource(lessonSource(file), i), "state.training"};
       EXPECT_NO_THROW(checkTrainable(readExperiment(s.state["training"], at), at));
     }
     EXPECT_EQ(lessonFile(std::filesystem::path(file).stem().string()), file);
+  }
+}
+
+// The window-side fields of a step's state, checked as the GUI's validateSession checks them
+// (poslab-cli lesson used to pass these): each case edits one field of a good state.
+TEST(Lesson, WindowStatesTheGuiRefusesAreRefused) {
+  const json good = json::parse(R"({"tab": "kernel",
+    "explorer": {"family": "jordan-exact", "values": {"gamma": 0.01}},
+    "views": {"kernel": {"lags": 256, "overlay": ["rope"]}, "attention": {"T": 64, "head": 1},
+              "norms": {"max_position": 1024}}})");
+  EXPECT_NO_THROW(checkWindowState(good, "s"));
+  const std::vector<std::pair<std::function<void(json&)>, std::string>> cases = {
+      {[](json& j) { j["explorer"]["family"] = "jordan-exactt"; },
+       "s: field 'explorer.family': unknown family 'jordan-exactt'"},
+      {[](json& j) { j["explorer"]["values"]["gamma"] = 70; },
+       "s: field 'explorer.values.gamma' = 70 is outside [0, 10] for family jordan-exact"},
+      {[](json& j) { j["explorer"]["values"]["beta"] = 1; },
+       "s: field 'explorer.values.beta': family jordan-exact has no parameter 'beta'"},
+      {[](json& j) { j["explorer"]["values"]["gamma"] = "small"; },
+       "s: field 'explorer.values.gamma' must be a number"},
+      {[](json& j) { j["explorer"].erase("family"); }, "s: field 'explorer.family' is missing"},
+      {[](json& j) { j["views"]["kernel"]["lags"] = 100; },
+       "s: field 'views.kernel.lags' = 100 is not one of 16, 32, 64"},
+      {[](json& j) { j["views"]["attention"]["T"] = 2048; },
+       "s: field 'views.attention.T' = 2048 is not one of"},
+      {[](json& j) { j["views"]["attention"]["head"] = 4097; },
+       "s: field 'views.attention.head' = 4097 is outside [1, 4096]"},
+      {[](json& j) { j["views"]["norms"]["max_position"] = 100000000; },
+       "s: field 'views.norms.max_position' = 100000000 is not one of"},
+      {[](json& j) {
+         j["views"]["kernel"]["overlay"] = {"rope", "rope"};
+       },
+       "s: field 'views.kernel.overlay' lists family 'rope' twice"},
+      {[](json& j) {
+         j["views"]["kernel"]["overlay"] = {"a", "b", "c", "d"};
+       },
+       "s: field 'views.kernel.overlay' lists 4 families; the kernel view overlays at most 3"},
+      {[](json& j) {
+         j["views"]["probe"] = {{"target", "nope"}};
+       },
+       "s: field 'views.probe.target' = \"nope\" is not one of"},
+      {[](json& j) { j["tab"] = "kernal"; }, "s: field 'tab' = \"kernal\" is not one of kernel|"},
+      {[](json& j) { j["views"]["kernel"]["lagz"] = 1; }, "s: field 'views.kernel.lagz' is not"},
+      {[](json& j) { j["trained_models"] = json::array(); },
+       "s: field 'trained_models' is not allowed"},
+      {[](json& j) { j["explorer"] = "rope"; }, "s: field 'explorer' must be a JSON object"},
+  };
+  for (const auto& [edit, message] : cases) {
+    json j = good;
+    edit(j);
+    try {
+      checkWindowState(j, "s");
+      ADD_FAILURE() << "accepted: " << j.dump();
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(message, 0), 0u) << e.what();
+    }
   }
 }
 

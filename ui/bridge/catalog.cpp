@@ -8,6 +8,7 @@
 #include "analysis/pj_adaptive.h"
 #include "bridge/loaded_families.h"
 #include "encodings/registry.h"
+#include "lessons/window_state_check.h"
 #include "model/pin_check.h"
 #include "model/position_module.h"
 #include "tasks/lag_kernels.h"
@@ -101,9 +102,7 @@ std::vector<std::string> defaultProbeFamilyIds() {
   return defaultProbeFamilies();
 }
 std::vector<std::string> diagnosticsTargetNames() {
-  std::vector<std::string> names = lagKernelNames();
-  for (const auto& n : pjAdaptiveTargetNames()) names.push_back(n);
-  return names;
+  return poslab::diagnosticsTargetNames();  // core's, which a lesson's state is checked against
 }
 
 }  // namespace poslab::ui

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lessons/window_state_check.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -62,9 +63,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 }
 
 std::vector<long long> AttentionView::lengths() {
-  std::vector<long long> t;
-  for (long long n = 16; n <= 1024; n *= 2) t.push_back(n);
-  return t;
+  return attentionViewLengths();  // core's, which a lesson's state is checked against
 }
 
 AttentionViewSettings AttentionView::settings() const {

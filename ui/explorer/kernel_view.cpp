@@ -16,6 +16,7 @@
 #include "bridge/loaded_families.h"
 #include "encodings/basis_label.h"
 #include "export/plot_export.h"
+#include "lessons/window_state_check.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -151,9 +152,7 @@ QCPGraph* KernelView::overlayGraph(const QString& family) const {
 }
 
 std::vector<long long> KernelView::lagCounts() {
-  std::vector<long long> counts;
-  for (long long n = 16; n <= 32768; n *= 2) counts.push_back(n);
-  return counts;
+  return kernelViewLagCounts();  // core's, which a lesson's state is checked against
 }
 
 KernelSettings KernelView::settings() const {

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "export/plot_export.h"
+#include "lessons/window_state_check.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -80,9 +81,7 @@ NormsView::NormsView(QWidget* parent) : QWidget(parent) {
 }
 
 std::vector<long long> NormsView::maxPositions() {
-  std::vector<long long> p;
-  for (long long n = 256; n <= 32768; n *= 2) p.push_back(n);
-  return p;
+  return normsViewMaxPositions();  // core's, which a lesson's state is checked against
 }
 
 NormsSettings NormsView::settings() const {

@@ -1,8 +1,10 @@
 #include "lessons/lesson_step_state.h"
 
 #include <algorithm>
+#include <exception>
 
 #include "lessons/lesson.h"
+#include "lessons/window_state_check.h"
 
 namespace poslab::ui {
 
@@ -14,10 +16,12 @@ namespace {
 bool mergedSession(const LessonTargets& w, const poslab::Lesson& lesson, size_t index,
                    SessionState* out, QString* problem) {
   const json state = lessonStateUpTo(lesson, index);
-  if (state.contains("trained_models")) {
-    *problem = QObject::tr(
-        "field 'trained_models': a lesson cannot hold trained models (give 'training' and "
-        "\"train\": true instead)");
+  // The checks `poslab-cli lesson` makes (core's, no window): the same lessons are refused with
+  // the same words; validateSession then checks the merged state against this window.
+  try {
+    checkWindowState(state, "");
+  } catch (const std::exception& e) {
+    *problem = QString::fromUtf8(e.what());
     return false;
   }
   json merged = sessionToJson(captureSession(w.session));

@@ -15,6 +15,7 @@
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
 #include "io/json_fields.h"
+#include "lessons/window_state_check.h"
 #include "session/session_families.h"
 #include "training/training_panel.h"
 #include "training/training_setup.h"
@@ -25,7 +26,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr long long kMaxHead = 4096;  // the compute clamps the shown head to the family's heads
+static_assert(kMaxKernelOverlays == poslab::kMaxKernelOverlays, "one overlay limit");
 
 QString q(const std::string& s) {
   return QString::fromStdString(s);
@@ -55,24 +56,6 @@ SessionState captureSession(const SessionParts& w) {
 
 namespace {
 
-// A view setting must be one of the values the view offers (its typed list of choices).
-QString checkChoice(const std::vector<long long>& offered, const char* field, long long value) {
-  if (std::find(offered.begin(), offered.end(), value) != offered.end()) return {};
-  QStringList items;
-  for (long long v : offered) items << QString::number(v);
-  return QObject::tr("field '%1' = %2 is not one of %3")
-      .arg(field)
-      .arg(value)
-      .arg(items.join(", "));
-}
-QString checkChoice(const std::vector<std::string>& offered, const char* field,
-                    const std::string& text) {
-  if (std::find(offered.begin(), offered.end(), text) != offered.end()) return {};
-  QStringList items;
-  for (const std::string& v : offered) items << q(v);
-  return QObject::tr("field '%1' = \"%2\" is not one of %3").arg(field, q(text), items.join(", "));
-}
-
 // Every parameter of the family: the session's values over the spec's defaults.
 std::map<std::string, double> fullValues(const FamilyDescription& f, const SessionState& s) {
   std::map<std::string, double> v;
@@ -90,56 +73,28 @@ QString validateSession(const SessionParts& w, const SessionState& s, bool withT
   if (!family)
     return QObject::tr("field 'explorer.family': unknown family '%1' (see `poslab-cli families`)")
         .arg(q(s.family));
-  for (const auto& [name, value] : s.values) {
-    auto spec = std::find_if(family->params.begin(), family->params.end(),
-                             [&](const ParamSpec& p) { return p.name == name; });
-    if (spec == family->params.end())
-      return QObject::tr("field 'explorer.values.%1': family %2 has no parameter '%1'")
-          .arg(q(name), q(s.family));
-    if (!std::isfinite(value) || value < spec->min || value > spec->max)
-      return QObject::tr("field 'explorer.values.%1' = %2 is outside [%3, %4] for family %5")
-          .arg(q(name))
-          .arg(value, 0, 'g', 10)
-          .arg(spec->min, 0, 'g', 6)
-          .arg(spec->max, 0, 'g', 6)
-          .arg(q(s.family));
-    if (spec->integer && value != std::round(value))
-      return QObject::tr("field 'explorer.values.%1' = %2 must be a whole number")
-          .arg(q(name))
-          .arg(value, 0, 'g', 10);
-  }
+  // The checks a lesson's state gets without a window (lessons/window_state_check.h), with this
+  // window's families (loaded ones included).
+  if (const std::string p = explorerValuesProblem(s.family, family->params, s.values); !p.empty())
+    return q(p);
   const std::string problem = checkEncoding(s.family, fullValues(*family, s));
   if (!problem.empty()) return QObject::tr("field 'explorer.values': %1").arg(q(problem));
 
   const ViewSettings& v = s.views;
-  for (const QString& problem :
-       {checkChoice(KernelView::lagCounts(), "views.kernel.lags", v.kernel.lagCount),
-        checkChoice(AttentionView::lengths(), "views.attention.T", v.attention.T),
-        checkChoice(NormsView::maxPositions(), "views.norms.max_position", v.norms.maxPos),
-        checkChoice(ProbeView::targets(), "views.probe.target", v.probe.target),
-        checkChoice(DiagnosticsView::targets(), "views.diagnostics.target", v.diagnostics.target)})
-    if (!problem.isEmpty()) return problem;
-  if (v.kernel.overlay.size() > static_cast<size_t>(kMaxKernelOverlays))
-    return QObject::tr(
-               "field 'views.kernel.overlay' lists %1 families; the kernel view overlays "
-               "at most %2")
-        .arg(v.kernel.overlay.size())
-        .arg(kMaxKernelOverlays);
-  for (size_t i = 0; i < v.kernel.overlay.size(); ++i) {
-    const std::string& f = v.kernel.overlay[i];
-    if (!findFamily(f))
-      return QObject::tr(
-                 "field 'views.kernel.overlay[%1]': unknown family '%2' (see `poslab-cli "
-                 "families`)")
-          .arg(i)
-          .arg(q(f));
-    if (std::count(v.kernel.overlay.begin(), v.kernel.overlay.end(), f) > 1)
-      return QObject::tr("field 'views.kernel.overlay' lists family '%1' twice").arg(q(f));
-  }
-  if (v.attention.head < 1 || v.attention.head > kMaxHead)
+  for (const std::string& choice :
+       {viewChoiceProblem(KernelView::lagCounts(), "views.kernel.lags", v.kernel.lagCount),
+        viewChoiceProblem(AttentionView::lengths(), "views.attention.T", v.attention.T),
+        viewChoiceProblem(NormsView::maxPositions(), "views.norms.max_position", v.norms.maxPos),
+        viewChoiceProblem(ProbeView::targets(), "views.probe.target", v.probe.target),
+        viewChoiceProblem(DiagnosticsView::targets(), "views.diagnostics.target",
+                          v.diagnostics.target),
+        kernelOverlayProblem(v.kernel.overlay,
+                             [](const std::string& id) { return findFamily(id) != nullptr; })})
+    if (!choice.empty()) return q(choice);
+  if (v.attention.head < 1 || v.attention.head > kMaxAttentionViewHead)
     return QObject::tr("field 'views.attention.head' = %1 is outside [1, %2]")
         .arg(v.attention.head)
-        .arg(kMaxHead);
+        .arg(kMaxAttentionViewHead);
   if (!parseWindowView(q(s.tab)))
     return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
   if (!withTraining) return {};
