@@ -46,7 +46,8 @@
 #  probe and --budget (refused10 cases), p0 the run-directory
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
 #  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
-#  the GUI refuses (lesson-*: family, values, views, tab, types, fields); p4 memory
+#  the GUI refuses (lesson-*: family, values, views, tab, types, fields); p2 progress with an ETA
+#  and SIGTERM within a second (eval-progress, response-progress); p4 memory
 #  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
@@ -374,6 +375,30 @@ refused10 world-size-huge "WORLD_SIZE=1000000 is outside \[1, 4096\]" \
   env RANK=0 WORLD_SIZE=1000000 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w1"
 refused10 world-size-batch "--batch 2 is not a multiple of the 3 processes" \
   env RANK=0 WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=29731 "$cli" train "${small[@]}" --out "$tmp/w2"
+
+# p2 long but legal work shows progress with an ETA on stderr and ends within a second of SIGTERM,
+# leaving nothing half-written (a background job of a script ignores SIGINT, so SIGTERM stands for
+# both here; a terminal's Ctrl-C ends these commands the same way).
+stops_within_a_second() {  # stops_within_a_second NAME CMD...
+  local name=$1; shift
+  "$@" > "$tmp/slow.out" 2> "$tmp/slow.err" &
+  local pid=$!
+  for _ in $(seq 600); do grep -q "ETA [1-9]" "$tmp/slow.err" 2>/dev/null && break; sleep 0.05; done
+  if ! grep -q "ETA [1-9]" "$tmp/slow.err"; then
+    fail "$name: no progress line with an ETA: $(head -c 300 "$tmp/slow.err")"
+    kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null; return
+  fi
+  local t0 rc ms
+  t0=$(date +%s%N)
+  kill -TERM $pid
+  wait $pid
+  rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+  [ $rc -eq 143 ] && [ $ms -lt 1000 ] && ok || fail "$name: exit $rc, $ms ms after SIGTERM"
+}
+stops_within_a_second eval-progress "$cli" eval --checkpoint "$ck" --lengths 8 --eval-sequences 100000
+stops_within_a_second response-progress "$cli" response --checkpoint "$ck" --length 64 \
+  --samples 1000 --lags 63 --csv "$tmp/slow.csv"
+ls "$tmp" | grep -q "slow.csv" && fail "a stopped response left $(ls "$tmp" | grep slow.csv)" || ok
 
 # p0 `poslab-cli lesson FILE` refuses every lesson the GUI refuses (lessons/window_state_check.h,
 # the checks the GUI's validateSession shares): one step's state edited per case, named by step,
