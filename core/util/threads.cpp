@@ -58,18 +58,20 @@ const char* threadVariable() {
   return nullptr;
 }
 
-// Starts the n - 1 workers of an n-thread pool (the caller is the n-th), alive at the same time,
-// then ends them. Under a small address-space limit
-// (ulimit -v: each thread reserves its stack) or process limit (ulimit -u) torch's thread pool
-// could not start its workers and waited for them forever (720 MB: a hang in
-// at::set_num_threads); this finds that out first and throws a one-line Error instead.
+// Starts as many threads as torch's pools of n threads hold at once, alive at the same time, then
+// ends them: at::set_num_threads(n) starts n pthreadpool workers and waits for them, and OpenMP's
+// first parallel region n - 1 more. Under a small address-space limit (ulimit -v: each thread
+// reserves its stack) or process limit (ulimit -u) the pool could not start its workers and waited
+// for them forever (720 MB, or ulimit -u 3: a hang in at::set_num_threads); this finds that out
+// first and throws a one-line Error instead.
 void checkThreadsCanStart(int n) {
+  const int workers = 2 * n - 1;
   std::mutex m;
   std::condition_variable cv;
   bool release = false;
   std::vector<std::thread> started;
   std::string failure;
-  for (int i = 1; i < n && failure.empty(); ++i) {
+  for (int i = 0; i < workers && failure.empty(); ++i) {
     try {
       started.emplace_back([&] {
         std::unique_lock<std::mutex> lock(m);
@@ -86,9 +88,11 @@ void checkThreadsCanStart(int n) {
   cv.notify_all();
   for (std::thread& t : started) t.join();
   if (!failure.empty())
-    throw Error("cannot start " + std::to_string(n) + " threads (" + failure +
+    throw Error("cannot start " + std::to_string(n) + (n == 1 ? " thread" : " threads") +
+                " (torch's pools need " + std::to_string(workers) + " at once: " + failure +
                 "): the address-space limit (ulimit -v, each thread reserves its stack) or the "
-                "process limit (ulimit -u) is too small; set POSLAB_THREADS=1 or raise the limit");
+                "process limit (ulimit -u) is too small; " +
+                (n == 1 ? "raise the limit" : "set POSLAB_THREADS=1 or raise the limit"));
 }
 
 int configured = 0;

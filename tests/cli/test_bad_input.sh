@@ -47,7 +47,8 @@
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
 #  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
 #  the GUI refuses (lesson-*: family, values, views, tab, types, fields); p2 progress with an ETA
-#  and SIGTERM within a second (eval-progress, response-progress); p4 memory
+#  and SIGTERM within a second (eval-progress, response-progress); p4 ulimit -u (OpenBLAS, the
+#  thread pools) and memory
 #  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
@@ -472,6 +473,27 @@ else
   refused10 threads-cannot-start "cannot start $most threads .*POSLAB_THREADS=1" \
     env OPENBLAS_NUM_THREADS=1 POSLAB_THREADS="$most" \
     bash -c "ulimit -v $((start_mb * 1024)) && ulimit -s 65536 && exec '$cli' families"
+fi
+
+# p4 a process limit (ulimit -u, which does not bind root: the cases run as nobody where the test
+# runs as root). OpenBLAS, which starts its threads before main, starts none (it ended the program
+# with its own message, exit 130); the threads torch would start are counted first and refused in
+# one line (ulimit -u 3 hung in at::set_num_threads); one thread runs.
+as_user=()
+[ "$(id -u)" -eq 0 ] && as_user=(setpriv --reuid 65534 --regid 65534 --clear-groups)
+if [ "$(id -u)" -ne 0 ] || command -v setpriv > /dev/null; then
+  for n in 1 3; do
+    timeout 20 "${as_user[@]}" bash -c "ulimit -u $n && exec '$cli' kernel --family rope --lags 0:4" \
+      > /dev/null 2> "$tmp/nproc.err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/nproc.err")" -eq 1 ] &&
+      grep -Eq "^poslab-cli: error: cannot start [0-9]+ threads? .*ulimit -u" "$tmp/nproc.err" &&
+      ok || fail "under ulimit -u $n: exit $rc, $(head -c 300 "$tmp/nproc.err")"
+  done
+  timeout 20 "${as_user[@]}" env POSLAB_THREADS=1 bash -c "ulimit -u 3 && exec '$cli' kernel --family rope --lags 0:4" \
+    > /dev/null 2> "$tmp/nproc.err" && ok || fail "one thread under ulimit -u 3: $(head -c 300 "$tmp/nproc.err")"
+else
+  echo "note: running as root without setpriv; the ulimit -u cases are skipped"
 fi
 
 finish "cli bad input"
