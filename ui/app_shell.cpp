@@ -21,6 +21,7 @@
 #include "menus/window_commands.h"
 #include "presentation/presentation_mode.h"
 #include "session/explorer_training_link.h"
+#include "session/family_file_gate.h"
 #include "training/explorer_link_row.h"
 #include "training/training_panel.h"
 #include "undo/parameter_undo.h"
@@ -57,9 +58,11 @@ AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
   QStringList titles;
   for (int i = 0; i < kWindowViewCount; ++i) titles << w->tabs()->tabText(i);
   actions_ = buildMenuBar(w, undo_->stack(), w->lessonDock()->toggleViewAction(), titles);
+  familyGate_ = new FamilyFileGate(w, w);
   sessions_ = new SessionController(w, sessionParts(), actions_.recent, w->keptSplitters());
+  sessions_->setFamilyGate(familyGate_);
   commands_ = new WindowCommands(w, w, w->explorerWidgets(), training);
-  encodings_ = new EncodingLoader(w, w->parameters(), w);
+  encodings_ = new EncodingLoader(w, w->parameters(), familyGate_, w);
   presentation_ =
       new PresentationMode(w, {w->leftColumn(), training->setupArea()}, lessons_, w->caption());
   wireMenus();
@@ -78,6 +81,23 @@ SessionParts AppShell::sessionParts() const {
 
 bool AppShell::loadPreset(const QString& nameOrPath, QString* error, QString* note) {
   return loadPresetIntoTraining(window_->trainingPanel(), window_.get(), nameOrPath, error, note);
+}
+
+void AppShell::loadPresetInBackground(const QString& nameOrPath) {
+  MainWindow* w = window_.get();
+  auto refuse = [w](const QString& error) {
+    if (!error.isEmpty())
+      showError(w, {QObject::tr("Cannot load preset"), error}, QStringLiteral("presetError"));
+  };
+  familyGate_->load(
+      presetFamilyNeeds(nameOrPath), QObject::tr("preset '%1'").arg(nameOrPath),
+      [this, w, nameOrPath, refuse] {
+        QString error, note;
+        if (!loadPreset(nameOrPath, &error, &note)) return refuse(error);
+        w->trainingPanel()->play();
+        showStatus(w, note, kNoteMs);
+      },
+      refuse);
 }
 
 bool AppShell::trainFromHere(QString* error) {
@@ -141,16 +161,7 @@ void AppShell::wireMenus() {
   on(m.exportReport, commands_, &WindowCommands::exportRunReport);
   on(m.quit, w, &QWidget::close);
 
-  fillPresetsMenu(m.presets, [this](const QString& name) {
-    QString error, note;
-    if (!loadPreset(name, &error, &note)) {
-      showError(window_.get(), {QObject::tr("Cannot load preset"), error},
-                QStringLiteral("presetError"));
-      return;
-    }
-    window_->trainingPanel()->play();
-    showStatus(window_.get(), note, kNoteMs);
-  });
+  fillPresetsMenu(m.presets, [this](const QString& name) { loadPresetInBackground(name); });
 
   for (int i = 0; i < kWindowViewCount; ++i)
     on(m.views[static_cast<size_t>(i)], w, [w, i] { w->showView(static_cast<WindowView>(i)); });

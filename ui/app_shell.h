@@ -31,6 +31,7 @@ class ParameterUndo;
 class TrainingPanel;
 class WindowCommands;
 class EncodingLoader;
+class FamilyFileGate;
 
 class AppShell {
  public:
@@ -47,14 +48,20 @@ class AppShell {
   PresentationMode* presentation() const { return presentation_; }
   WindowCommands* commands() const { return commands_; }
   EncodingLoader* encodings() const { return encodings_; }
+  // Every load of a TorchScript module the window's commands make goes through it.
+  FamilyFileGate* familyGate() const { return familyGate_; }
   ParameterUndo* undo() const { return undo_; }
   QUndoStack* undoStack() const;
   const MenuActions& actions() const { return actions_; }
   // What sessions (and lesson steps) capture and set.
   SessionParts sessionParts() const;
 
-  // Loads a preset into the training tab and shows it (presets_menu.h).
+  // Loads a preset into the training tab and shows it (presets_menu.h); its TorchScript modules
+  // load on the calling thread.
   bool loadPreset(const QString& nameOrPath, QString* error, QString* note);
+  // The Presets menu's command: loadPreset once the preset's modules have loaded through the
+  // gate, then Play; a problem in an error box (object name "presetError"), nothing changed.
+  void loadPresetInBackground(const QString& nameOrPath);
   // Training > Train from Here: the training tab set to the explorer's family, its values as the
   // run's family parameters, and shown; the runs start at Play. False with *error (nothing
   // changed) when the training tab refuses the setup.
@@ -79,6 +86,7 @@ class AppShell {
   PresentationMode* presentation_ = nullptr;
   WindowCommands* commands_ = nullptr;
   EncodingLoader* encodings_ = nullptr;  // File > Load Encoding...
+  FamilyFileGate* familyGate_ = nullptr;
   MenuActions actions_;
 };
 

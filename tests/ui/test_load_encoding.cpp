@@ -27,6 +27,7 @@
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
+#include "file_hash.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "menus/load_encoding.h"
@@ -60,22 +61,18 @@ double dampedKernel(double gamma, double base, double d) {
   return std::exp(-gamma * d) * sum / 4.0;
 }
 
-// FNV-1a 64 of a file's bytes, in hex: the content hash docs/SESSIONS.md names.
-QString fnv1a(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  quint64 h = 14695981039346656037ull;
-  for (char c : f.readAll()) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return QString::number(h, 16).rightJustified(16, '0');
-}
-
 nlohmann::json readJson(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return {};
   return nlohmann::json::parse(f.readAll().toStdString());
+}
+
+// The training form's items for family `id` (an item's data is its id; its text a short name).
+QList<QListWidgetItem*> trainItems(QListWidget* list, const QString& id) {
+  QList<QListWidgetItem*> out;
+  for (int i = 0; i < list->count(); ++i)
+    if (list->item(i)->data(Qt::UserRole).toString() == id) out << list->item(i);
+  return out;
 }
 
 QStringList familyItems(QComboBox* box) {
@@ -166,7 +163,10 @@ class TestLoadEncoding : public QObject {
     QCOMPARE(QString::fromStdString(w_->parameters()->familyId()), id);
     QVERIFY(familyItems(familyBox()).contains(id));
     QCOMPARE(familyBox()->currentText(), QString("Damped RoPE (TorchScript) (file)"));
-    QCOMPARE(trainFamilies()->findItems(id, Qt::MatchExactly).size(), 1);
+    QCOMPARE(trainItems(trainFamilies(), id).size(), 1);
+    // Named by its title, not its long file:PATH; the path in its tool tip.
+    QCOMPARE(trainItems(trainFamilies(), id).front()->text(), QString("Damped RoPE (TorchScript)"));
+    QVERIFY(trainItems(trainFamilies(), id).front()->toolTip().contains(module("damped.pt")));
     auto* label = w_->parameters()->findChild<QLabel*>("label_gamma");
     QVERIFY(label);
     QVERIFY2(label->text().contains(QString::fromUtf8("γ")), qPrintable(label->text()));
@@ -315,7 +315,7 @@ class TestLoadEncoding : public QObject {
         QVERIFY(QFile::copy(models + ".d/" + f, QDir(keep).filePath("models.poslab.d/" + f)));
       }
     }
-    const QString hash = fnv1a(mine);
+    const QString hash = test::fnv1a(mine);
     const nlohmann::json files = readJson(plain).at("family_files");
     QCOMPARE(files.size(), size_t(1));  // the explorer's and a training family: one file
     QCOMPARE(QString::fromStdString(files[0].at("family").get<std::string>()), id);
@@ -386,7 +386,7 @@ class TestLoadEncoding : public QObject {
     QString error, note;
     QVERIFY2(shell_->loadPreset(preset, &error, &note), qPrintable(error));
     QVERIFY(findFamily(id));
-    QCOMPARE(trainFamilies()->findItems(QString::fromStdString(id), Qt::MatchExactly).size(), 1);
+    QCOMPARE(trainItems(trainFamilies(), QString::fromStdString(id)).size(), 1);
     std::vector<std::string> checked = w_->trainingPanel()->experiment().families;
     std::sort(checked.begin(), checked.end());  // the form lists them in its own order
     QCOMPARE(checked, (std::vector<std::string>{id, "rope"}));

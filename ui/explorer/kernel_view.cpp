@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -16,6 +17,7 @@
 #include "bridge/loaded_families.h"
 #include "encodings/basis_label.h"
 #include "export/plot_export.h"
+#include "family_names.h"
 #include "lessons/window_state_check.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
@@ -62,6 +64,7 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
           .arg(kMaxKernelOverlays));
   auto* menu = new QMenu(overlayButton_);
   menu->setObjectName("kernelOverlayMenu");
+  menu->setToolTipsVisible(true);  // a loaded family's full path
   for (const FamilyDescription& f : familyCatalog()) addOverlayAction(menu, f, nullptr);
   QAction* loadedEnd = menu->addSeparator();  // families loaded from files go above it
   for (const std::string& id : loadedFamilies().ids())
@@ -96,12 +99,16 @@ KernelView::KernelView(QWidget* parent) : QWidget(parent) {
 }
 
 void KernelView::addOverlayAction(QMenu* menu, const FamilyDescription& f, QAction* before) {
-  const QString text = q(f.isLoaded() ? f.path : f.id) + QStringLiteral("  —  ") + q(f.title);
+  // A loaded family by its file name, its full path in the tool tip.
+  const QString text = (f.isLoaded() ? QFileInfo(q(f.path)).fileName() : q(f.id)) +
+                       QStringLiteral("  —  ") + q(f.title);
   if (overlayActions_.count(f.id)) {  // a file loaded again: its title may have changed
     overlayActions_.at(f.id)->setText(text);
+    if (f.isLoaded()) overlayActions_.at(f.id)->setToolTip(familyToolTip(f.id));
     return;
   }
   auto* a = new QAction(text, menu);
+  if (f.isLoaded()) a->setToolTip(familyToolTip(f.id));
   menu->insertAction(before, a);  // before == nullptr: appended
   a->setCheckable(true);
   a->setData(q(f.id));
@@ -208,7 +215,7 @@ void KernelView::showResult(const ExplorerResult& result) {
     const KernelOverlay& o = result.overlays[n];
     if (o.kernel.size() != b.lags.size()) continue;
     QCPGraph* g = plot_->addGraph();
-    g->setName(tr("%1 (overlay)").arg(q(o.family)));
+    g->setName(tr("%1 (overlay)").arg(familyShortName(o.family)));
     // The colour follows the family's place in the choice, so it stays put as gamma moves.
     const auto pos = std::find(overlay_.begin(), overlay_.end(), o.family) - overlay_.begin();
     QPen pen(overlayColor(static_cast<size_t>(pos)), 2.2, Qt::DashLine);

@@ -15,6 +15,7 @@
 #include <QSplitter>
 
 #include "error_report.h"
+#include "session/family_file_gate.h"
 #include "session/session_families.h"
 #include "session/session_io.h"
 #include "session/session_state.h"
@@ -80,6 +81,21 @@ bool SessionController::openFile(const QString& path) {
   }
   showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)));
   return true;
+}
+
+void SessionController::openInBackground(const QString& path) {
+  if (!gate_) {
+    openFile(path);
+    return;
+  }
+  gate_->load(
+      sessionFileNeeds(path), tr("session file %1").arg(path), [this, path] { openFile(path); },
+      [this](const QString& error) {
+        if (error.isEmpty())
+          showMessage(tr("Nothing was opened: its encodings were not loaded"));
+        else
+          showError(tr("Cannot open session"), error + tr("\n\nNothing was changed."));
+      });
 }
 
 bool SessionController::saveFile(const QString& path) {
@@ -177,9 +193,25 @@ bool SessionController::saveFileWithModels(const QString& path) {
   return true;
 }
 
+namespace {
+// The families a state string names, as decodeStateJson reads them (none when it cannot).
+std::vector<FamilyFileNeed> stateStringNeeds(const QString& text) {
+  nlohmann::json j;
+  QString ignored;  // applyStateString names the problem
+  return decodeStateJson(text, &j, &ignored) ? familyFileNeeds(j, QDir())
+                                             : std::vector<FamilyFileNeed>{};
+}
+}  // namespace
+
 bool SessionController::applyStateString(const QString& text) {
   SessionState state;
   QString error;
+  // Its file families first, as saved: reading its training setup checks every family.
+  if (const QString families = loadFamilyNeeds(stateStringNeeds(text)); !families.isEmpty()) {
+    showError(tr("Cannot paste state"),
+              tr("the state string: %1").arg(families) + tr("\n\nNothing was changed."));
+    return false;
+  }
   const bool decoded = decodeStateString(text, &state, &error);
   if (decoded && !state.checkpoints.empty())
     error =
@@ -200,13 +232,28 @@ bool SessionController::applyStateString(const QString& text) {
   return true;
 }
 
+void SessionController::applyStateStringInBackground(const QString& text) {
+  if (!gate_) {
+    applyStateString(text);
+    return;
+  }
+  gate_->load(
+      stateStringNeeds(text), tr("the state string"), [this, text] { applyStateString(text); },
+      [this](const QString& error) {
+        if (error.isEmpty())
+          showMessage(tr("Nothing was pasted: its encodings were not loaded"));
+        else
+          showError(tr("Cannot paste state"), error + tr("\n\nNothing was changed."));
+      });
+}
+
 void SessionController::open() {
   QSettings settings;
   const QString path = QFileDialog::getOpenFileName(
       window_, tr("Open Session"), settings.value(kDirKey).toString(), tr(kFilter));
   if (path.isEmpty()) return;
   settings.setValue(kDirKey, QFileInfo(path).absolutePath());
-  openFile(path);
+  openInBackground(path);
 }
 
 bool SessionController::save() {
@@ -247,7 +294,7 @@ void SessionController::copyState() {
 }
 
 void SessionController::pasteState() {
-  applyStateString(QApplication::clipboard()->text());
+  applyStateStringInBackground(QApplication::clipboard()->text());
 }
 
 QStringList SessionController::recentFiles() const {
@@ -286,7 +333,7 @@ void SessionController::rebuildRecentMenu() {
     a->setToolTip(QDir::toNativeSeparators(path));
     a->setStatusTip(QDir::toNativeSeparators(path));
     a->setData(path);
-    connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    connect(a, &QAction::triggered, this, [this, path] { openInBackground(path); });
   }
   if (list.isEmpty())
     recentMenu_->addAction(tr("(none)"))->setEnabled(false);

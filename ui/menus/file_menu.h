@@ -21,6 +21,8 @@ class QSplitter;
 
 namespace poslab::ui {
 
+class FamilyFileGate;
+
 class SessionController : public QObject {
   Q_OBJECT
  public:
@@ -38,8 +40,18 @@ class SessionController : public QObject {
   // The last error shown (empty after a success).
   QString lastError() const { return lastError_; }
 
-  // Loads FILE and applies it as a whole; on any problem shows it and changes nothing.
+  // The gate through which the commands load a session's TorchScript modules (the notice that
+  // loading runs code, once; the modules checked off the UI thread). Without one they load on
+  // the calling thread.
+  void setFamilyGate(FamilyFileGate* gate) { gate_ = gate; }
+
+  // Loads FILE and applies it as a whole; on any problem shows it and changes nothing. Its
+  // TorchScript modules load on the calling thread (a caller without a user: the command line,
+  // tests); the menu's commands use openInBackground.
   bool openFile(const QString& path);
+  // openFile once the modules FILE names have loaded through the gate; the window stays as it is
+  // until they all passed. A module that fails is shown as openFile shows its problems.
+  void openInBackground(const QString& path);
   // As openFile, but the problem goes to *error only (the command line prints it).
   bool loadFile(const QString& path, QString* error);
   // Saves the whole state to FILE atomically and makes it the current file.
@@ -54,8 +66,12 @@ class SessionController : public QObject {
   bool saveFileWithModels(const QString& path);
   // The state string of the current state (also put on the clipboard by copyState()).
   QString stateString() const;
-  // Applies a state string as a whole; on a bad string shows why and changes nothing.
+  // Applies a state string as a whole; on a bad string shows why and changes nothing. Its file
+  // families are loaded first as saved (path and content hash, as a session's): a changed file
+  // is refused. On the calling thread, as openFile.
   bool applyStateString(const QString& text);
+  // applyStateString once its modules have loaded through the gate, as openInBackground.
+  void applyStateStringInBackground(const QString& text);
 
   // Recent files, newest first, as stored (prune: drop the missing ones, say so, return them).
   QStringList recentFiles() const;
@@ -94,6 +110,7 @@ class SessionController : public QObject {
   KeptSplitters keptSplitters_;
   QString currentFile_;
   QString lastError_;
+  FamilyFileGate* gate_ = nullptr;
 };
 
 }  // namespace poslab::ui

@@ -2,13 +2,12 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QSettings>
 
 #include "bridge/loaded_families.h"
 #include "error_report.h"
 #include "explorer/parameter_panel.h"
+#include "session/family_file_gate.h"
 
 namespace poslab::ui {
 
@@ -17,26 +16,16 @@ constexpr const char* kDirKey = "loadEncodingDir";
 constexpr int kLoadedNoteMs = 15000;
 }  // namespace
 
-EncodingLoader::EncodingLoader(QWidget* window, ParameterPanel* parameters, QObject* parent)
-    : QObject(parent), window_(window), parameters_(parameters) {}
+EncodingLoader::EncodingLoader(QWidget* window, ParameterPanel* parameters, FamilyFileGate* gate,
+                               QObject* parent)
+    : QObject(parent), window_(window), parameters_(parameters), gate_(gate) {}
+
+bool EncodingLoader::agreed() const {
+  return gate_->agreed();
+}
 
 void EncodingLoader::request() {
-  if (agreed_) return chooseFile();
-  auto* box = new QMessageBox(
-      QMessageBox::Warning, tr("Load Encoding"),
-      tr("Loading a TorchScript file runs its code, with PosLab's rights on this computer, as "
-         "running a Python script would.\n\nLoad only files you trust (docs/ENCODINGS.md). "
-         "PosLab says this once per session."),
-      QMessageBox::NoButton, window_);
-  box->setObjectName("encodingCodeNotice");
-  QPushButton* go = box->addButton(tr("Choose a file…"), QMessageBox::AcceptRole);
-  box->addButton(QMessageBox::Cancel);
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  connect(go, &QPushButton::clicked, this, [this] {
-    agreed_ = true;
-    chooseFile();
-  });
-  box->open();  // never blocks the window or its training
+  gate_->askToRunCode(tr("Choose a file…"), [this] { chooseFile(); });
 }
 
 void EncodingLoader::chooseFile() {
@@ -50,7 +39,7 @@ void EncodingLoader::chooseFile() {
 }
 
 void EncodingLoader::load(const QString& path) {
-  agreed_ = true;  // a caller that loads directly has said so itself
+  gate_->setAgreed();  // a caller that loads directly has said so itself
   const QString absolute = QFileInfo(path).absoluteFilePath();
   showStatus(window_, tr("Loading encoding %1 (its code runs its checks)…").arg(absolute));
   loadFamilyFileAsync(absolute, this, [this](const FamilyLoad& result) {

@@ -1,10 +1,12 @@
 #include "menus/presets_menu.h"
 
 #include <QAction>
+#include <QFileInfo>
 #include <QMenu>
 
 #include <exception>
 
+#include "io/input_file.h"
 #include "io/json_fields.h"
 #include "session/session_families.h"
 #include "train/experiment_plan.h"
@@ -59,6 +61,18 @@ bool loadPresetIntoTraining(TrainingPanel* panel, ViewSelector* views, const QSt
                     "them all")
                     .arg(QString::fromStdString(spec.name), parts.join(" and "));
   return true;
+}
+
+std::vector<FamilyFileNeed> presetFamilyNeeds(const QString& nameOrPath) {
+  try {
+    const std::string file = poslab::presetFile(nameOrPath.toStdString());
+    const nlohmann::json j =
+        nlohmann::json::parse(readInputFile(file, "preset file", kMaxJsonInputBytes), nullptr,
+                              /*allow_exceptions=*/false);
+    return familyFileNeeds(j, QFileInfo(QString::fromStdString(file)).absoluteDir());
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 void fillPresetsMenu(QMenu* menu, const std::function<void(const QString&)>& chosen) {

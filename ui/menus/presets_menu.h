@@ -6,7 +6,9 @@
 #include <QString>
 
 #include <functional>
+#include <vector>
 
+#include "session/session_families.h"
 #include "window_view.h"
 
 class QMenu;
@@ -21,6 +23,11 @@ class TrainingPanel;
 // seed of N, first task variant of M).
 bool loadPresetIntoTraining(TrainingPanel* panel, ViewSelector* views, const QString& nameOrPath,
                             QString* error, QString* note);
+
+// The TorchScript modules a preset names (its families that are files), read from its JSON
+// without running them: the window loads them first through its FamilyFileGate. Empty when the
+// preset cannot be read (loadPresetIntoTraining then says why).
+std::vector<FamilyFileNeed> presetFamilyNeeds(const QString& nameOrPath);
 
 // Fills the Presets menu (menu_bar.h): one action per preset, object name "preset:NAME", which
 // calls `chosen` with the preset's name.

@@ -102,7 +102,7 @@ QString encodeStateString(const SessionState& state) {
              packed.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
-bool decodeStateString(const QString& text, SessionState* out, QString* error) {
+bool decodeStateJson(const QString& text, nlohmann::json* out, QString* error) {
   const QString t = text.trimmed();
   const QString prefix = QString::fromLatin1(kStateStringPrefix);
   if (t.isEmpty()) {
@@ -149,9 +149,19 @@ bool decodeStateString(const QString& text, SessionState* out, QString* error) {
         "cut short when copied?)");
     return false;
   }
-  nlohmann::json j;
   QString problem;
-  if (!parseJson(json, &j, &problem) || !sessionFromJson(j, *out, &problem)) {
+  if (!parseJson(json, out, &problem)) {
+    *error = QObject::tr("the state string: %1").arg(problem);
+    return false;
+  }
+  return true;
+}
+
+bool decodeStateString(const QString& text, SessionState* out, QString* error) {
+  nlohmann::json j;
+  if (!decodeStateJson(text, &j, error)) return false;
+  QString problem;
+  if (!sessionFromJson(j, *out, &problem)) {
     *error = QObject::tr("the state string: %1").arg(problem);
     return false;
   }

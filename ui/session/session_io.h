@@ -22,5 +22,8 @@ inline constexpr const char* kStateStringPrefix = "poslab1.";
 QString encodeStateString(const SessionState& state);
 // False with *error for anything that is not a state string of this version.
 bool decodeStateString(const QString& text, SessionState* out, QString* error);
+// The JSON a state string packs, before its fields are read (FamilyFileGate looks there for the
+// family files to load first). False with *error as decodeStateString.
+bool decodeStateJson(const QString& text, nlohmann::json* out, QString* error);
 
 }  // namespace poslab::ui

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "bridge/catalog.h"
+#include "family_names.h"
 #include "plot_style.h"
 
 namespace poslab::ui {
@@ -99,7 +100,7 @@ void DistanceAccuracyView::setRuns(const std::vector<poslab::TrainConfig>& confi
     for (long long L : distanceLengths(c)) all.insert(L);
   const std::vector<long long> lengths(all.begin(), all.end());
   for (size_t i = 0; i < configs_.size(); ++i) {
-    const QString family = QString::fromStdString(configs_[i].model.family);
+    const QString family = familyShortName(configs_[i].model.family);
     std::vector<Curve> runCurves;
     for (long long L : distanceLengths(configs_[i])) {
       const size_t k =

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "bridge/catalog.h"
+#include "bridge/loaded_families.h"
+#include "family_names.h"
 #include "math/formula_unicode.h"
 #include "model/model_config.h"  // isModelSizedFamilyParam: plain data, no torch
 #include "training/precise_spin_box.h"
@@ -28,6 +30,23 @@ QString label(const std::string& name, const FamilyDescription* family = nullptr
 FamilyStartForm::FamilyStartForm(QWidget* parent) : QWidget(parent) {
   rows_ = new QFormLayout(this);
   rows_->setContentsMargins(0, 0, 0, 0);
+  // A family file loaded again may hold another module: its rows come from its new metadata.
+  connect(&loadedFamilies(), &LoadedFamilies::familyAdded, this,
+          [this](const QString& id) { familyReloaded(id.toStdString()); });
+}
+
+void FamilyStartForm::familyReloaded(const std::string& family) {
+  if (std::find(families_.begin(), families_.end(), family) == families_.end()) return;
+  // Values set for parameters the module no longer has would be refused at Play.
+  if (const FamilyDescription* d = findFamily(family); d && start_.params.count(family)) {
+    auto& set = start_.params[family];
+    for (auto it = set.begin(); it != set.end();)
+      it = std::any_of(d->params.begin(), d->params.end(),
+                       [&](const ParamSpec& p) { return p.name == it->first; })
+               ? std::next(it)
+               : set.erase(it);
+  }
+  rebuild();
 }
 
 void FamilyStartForm::setStart(const FamilyStart& start) {
@@ -73,7 +92,9 @@ void FamilyStartForm::rebuild() {
   for (const std::string& family : families_) {
     const FamilyDescription* d = findFamily(family);
     if (!d) continue;
-    auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(family)), this);
+    auto* title =
+        new QLabel(QStringLiteral("<b>%1</b>").arg(familyShortName(family).toHtmlEscaped()), this);
+    title->setToolTip(familyToolTip(family));
     rows_->addRow(title);
     for (const ParamSpec& p : d->params) {
       const QString tip = QString::fromStdString(p.name + ": " + p.description);

@@ -37,6 +37,9 @@ class FamilyStartForm : public QWidget {
   QCheckBox* pinBox(const std::string& pin) const;
 
  private:
+  // `family` was loaded (again) from its file: when shown, its rows are built from its metadata
+  // now, and values set for parameters it no longer has are dropped.
+  void familyReloaded(const std::string& family);
   void rebuild();        // rows for the shown families and their pins
   void refreshValues();  // the boxes' values from start_ and core's start values
   bool isSet(const std::string& family, const std::string& name) const;

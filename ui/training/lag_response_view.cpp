@@ -13,6 +13,7 @@
 
 #include "analysis/target_label.h"
 #include "export/plot_export.h"
+#include "family_names.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 #include "tasks/task_info.h"
@@ -122,7 +123,7 @@ void LagResponseView::setRuns(const std::vector<poslab::TrainConfig>& configs) {
     const QSignalBlocker block(run_);
     const int keep = run_->currentIndex();
     run_->clear();
-    for (const auto& c : configs) run_->addItem(QString::fromStdString(c.model.family));
+    for (const auto& c : configs) run_->addItem(familyShortName(c.model.family));
     if (keep >= 0 && keep < run_->count()) run_->setCurrentIndex(keep);
   }
   onRunChanged();

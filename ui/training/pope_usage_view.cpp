@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "family_names.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
 
@@ -100,7 +101,7 @@ void PopeUsageView::setRuns(const std::vector<poslab::TrainConfig>& configs) {
     const QSignalBlocker block(run_);
     const int keep = run_->currentIndex();
     run_->clear();
-    for (const auto& c : configs) run_->addItem(QString::fromStdString(c.model.family));
+    for (const auto& c : configs) run_->addItem(familyShortName(c.model.family));
     // The box selects its first item by itself: only a choice made before counts.
     run_->setCurrentIndex(keep >= 0 && keep < run_->count() ? keep : -1);
     // Otherwise a PoPE run when there is one, else a RoPE run: the others have nothing to measure.

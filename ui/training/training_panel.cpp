@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "family_names.h"
 #include "training/distance_accuracy_view.h"
 #include "training/explorer_link_row.h"
 #include "training/lag_response_view.h"
@@ -255,7 +256,8 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
 
 void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
   QStringList families;
-  for (const auto& spec : specs) families << QString::fromStdString(spec.config.model.family);
+  // Legends and run choosers name a family short (a loaded family by its title, not its path).
+  for (const auto& spec : specs) families << familyShortName(spec.config.model.family);
   positionView_->setRuns(families);
   attentionView_->setRuns(families);
   sampleView_->setRuns(families);

@@ -13,6 +13,7 @@
 
 #include "bridge/catalog.h"
 #include "bridge/loaded_families.h"
+#include "family_names.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
 #include "training/family_start_form.h"
@@ -176,22 +177,35 @@ TrainingSetupForm::TrainingSetupForm(QWidget* parent) : QWidget(parent) {
   onTaskChanged();
 }
 
+// Each item's family id is its data; its text is the family's short name (a loaded family's
+// title, not its long file:PATH), with the id in its tool tip.
+std::string TrainingSetupForm::itemFamily(const QListWidgetItem* item) {
+  return item->data(Qt::UserRole).toString().toStdString();
+}
+
+QListWidgetItem* TrainingSetupForm::familyItem(const std::string& id) const {
+  for (int i = 0; i < families_->count(); ++i)
+    if (itemFamily(families_->item(i)) == id) return families_->item(i);
+  return nullptr;
+}
+
 void TrainingSetupForm::addFamilyItem(const FamilyDescription& family, bool checked) {
-  const QString id = QString::fromStdString(family.id);
-  QListWidgetItem* item = nullptr;
-  const auto found = families_->findItems(id, Qt::MatchExactly);
-  if (!found.isEmpty()) {
-    item = found.front();  // loaded again: keeps its check
-  } else {
-    item = new QListWidgetItem(id, families_);
+  QListWidgetItem* item = familyItem(family.id);  // loaded again: keeps its check
+  if (!item) {
+    item = new QListWidgetItem(families_);
+    item->setData(Qt::UserRole, QString::fromStdString(family.id));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
   }
-  item->setToolTip(
-      QString::fromStdString(family.title) +
-      (family.isLoaded()
-           ? tr(" (loaded from a file, hash %1)").arg(QString::fromStdString(family.hash))
-           : QString()));
+  // A new title can make two loaded families' short names meet: every loaded one is named again.
+  for (int i = 0; i < families_->count(); ++i) {
+    QListWidgetItem* it = families_->item(i);
+    const std::string id = itemFamily(it);
+    it->setText(familyShortName(id));
+    const FamilyDescription* f = findFamily(id);
+    it->setToolTip(f && f->isLoaded() ? familyToolTip(id)
+                                      : QString::fromStdString(f ? f->title : id));
+  }
 }
 
 TrainingFormSettings TrainingSetupForm::settings() const {
@@ -200,7 +214,7 @@ TrainingFormSettings TrainingSetupForm::settings() const {
   s.families.clear();
   for (int i = 0; i < families_->count(); ++i)
     if (families_->item(i)->checkState() == Qt::Checked)
-      s.families.push_back(families_->item(i)->text().toStdString());
+      s.families.push_back(itemFamily(families_->item(i)));
   s.steps = steps_->value();
   s.lr = lr_->value();
   s.seed = static_cast<uint64_t>(seed_->value());
@@ -255,10 +269,10 @@ void TrainingSetupForm::setSettings(const TrainingFormSettings& s) {
 
 bool TrainingSetupForm::selectFamilies(const std::vector<std::string>& ids) {
   for (const auto& id : ids)
-    if (families_->findItems(QString::fromStdString(id), Qt::MatchExactly).isEmpty()) return false;
+    if (!familyItem(id)) return false;
   for (int i = 0; i < families_->count(); ++i) {
     QListWidgetItem* item = families_->item(i);
-    const bool on = std::find(ids.begin(), ids.end(), item->text().toStdString()) != ids.end();
+    const bool on = std::find(ids.begin(), ids.end(), itemFamily(item)) != ids.end();
     item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
   }
   return true;

@@ -17,6 +17,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
 class QListWidget;
+class QListWidgetItem;
 class QSpinBox;
 
 namespace poslab::ui {
@@ -51,6 +52,8 @@ class TrainingSetupForm : public QWidget {
   // One entry of the families list: a built-in family, or one loaded from a file this session
   // (bridge/loaded_families.h), added when it arrives.
   void addFamilyItem(const FamilyDescription& family, bool checked);
+  static std::string itemFamily(const QListWidgetItem* item);
+  QListWidgetItem* familyItem(const std::string& id) const;  // null: not listed
   void onTaskChanged();  // shows the task's options (the setup's when it is its task)
   // Keeps the train length within what the shown task and options can generate: the box's
   // minimum is the task's (core taskMinLength; kv-retrieval with 32 pairs: 99), so a length below
