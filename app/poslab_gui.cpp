@@ -12,6 +12,8 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "explorer/parameter_panel.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_player.h"
+#include "limits/work_budget.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "menus/lesson_menus.h"
@@ -183,7 +186,25 @@ int main(int argc, char** argv) {
       "window's size.");
   parser.addOptions({screenshot, view, family, set, sessionHelp, session, preset, timeout,
                      quitAfter, lesson, lessonStep, presentation});
+  // The work budgets (limits/work_budget.h, docs/LIMITS.md): a view or training form over them
+  // computes nothing and says so; these raise them, as poslab-cli's options of the same names.
+  QCommandLineOption budget("budget",
+                            "Multiply every work and memory budget by FACTOR, for a request you "
+                            "mean to run (docs/LIMITS.md).",
+                            "FACTOR");
+  QCommandLineOption noBudget("no-budget",
+                              "Lift every work and memory budget (a view may compute for minutes "
+                              "or exhaust memory).");
+  parser.addOptions({budget, noBudget});
   parser.process(app);  // --help and --version print and exit here
+  if (parser.isSet(budget)) {
+    bool ok = false;
+    const double factor = parser.value(budget).toDouble(&ok);
+    if (!ok || !(factor > 0) || !std::isfinite(factor))
+      return fail("--budget '" + parser.value(budget) + "' is not a positive factor");
+    poslab::setWorkBudgetScale(factor);
+  }
+  if (parser.isSet(noBudget)) poslab::setWorkBudgetScale(std::numeric_limits<double>::infinity());
 
   const auto chosenView = poslab::ui::parseWindowView(parser.value(view));
   if (!chosenView)

@@ -51,20 +51,11 @@ void addProbeCommand(CLI::App& app) {
       throw InvalidArgument("--families '" + o->families + "' names no family",
                             "give family ids, e.g. rope,alibi, or 'all'");
     requireDistinct(s.families, "--families");
-    // The probe's own defaults (analysis/kernel_probe.h): L 1024, head_dim 64, head_dim/4
-    // channels, six families; it checks the values' ranges itself.
-    auto setting = [&](const char* name, double fallback) {
-      const auto it = s.overrides.find(name);
-      return it != s.overrides.end() && std::isfinite(it->second) ? it->second : fallback;
-    };
-    const double L = std::clamp(setting("L", 1024), 2.0, 1e6);
-    const double channels =
-        std::clamp(setting("channels", setting("head_dim", 64) / 4), 1.0, 512.0);
-    const auto familyCount = static_cast<long long>(s.families.empty() ? 6 : s.families.size());
-    checkWorkFits(
-        kernelProbeCost(familyCount, static_cast<long long>(channels), static_cast<long long>(L)),
-        "--set L=" + formatNumber(L) + " with " + std::to_string(familyCount) + " families and " +
-            formatNumber(channels) + " channels");
+    const ProbeSize size = probeSize(s);  // its defaults; it checks the values' ranges itself
+    checkWorkFits(kernelProbeCost(size.families, size.channels, size.trainLength),
+                  "--set L=" + formatNumber(static_cast<double>(size.trainLength)) + " with " +
+                      std::to_string(size.families) + " families and " +
+                      std::to_string(size.channels) + " channels");
     ProbeReport r = runKernelProbe(s);
     if (o->common.json) {
       nlohmann::json doc{{"target", r.target},

@@ -131,6 +131,20 @@ std::vector<std::string> defaultProbeFamilies() {
   return {"rope", "alibi", "direct-sum", "damped-rope", "jordan-stabilized", "jordan-exact"};
 }
 
+ProbeSize probeSize(const ProbeSettings& settings) {
+  const auto finiteOr = [&](const char* name, double fallback) {
+    const double v = overrideOr(settings.overrides, name, fallback);
+    return std::isfinite(v) ? v : fallback;
+  };
+  const double headDim = finiteOr("head_dim", kDefaultHeadDim);
+  ProbeSize size;
+  size.families = static_cast<long long>(settings.families.empty() ? defaultProbeFamilies().size()
+                                                                   : settings.families.size());
+  size.channels = static_cast<long long>(std::clamp(finiteOr("channels", headDim / 4), 1.0, 512.0));
+  size.trainLength = static_cast<long long>(std::clamp(finiteOr("L", kDefaultL), 2.0, 1e6));
+  return size;
+}
+
 ProbeReport runKernelProbe(const ProbeSettings& settings) {
   const auto& o = settings.overrides;
   const auto known = probeTargetNames();

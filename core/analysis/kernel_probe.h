@@ -58,4 +58,14 @@ std::vector<std::string> defaultProbeFamilies();
 // chosen family and no target uses is an error, as is a family that refuses the probe's head_dim.
 ProbeReport runKernelProbe(const ProbeSettings& settings);
 
+// The size of the probe `settings` ask for, read with runKernelProbe's defaults and clamped to its
+// ranges (which it checks itself): for the work estimate (limits/work_budget.h's kernelProbeCost)
+// made before it runs.
+struct ProbeSize {
+  long long families = 0;     // fitted families
+  long long channels = 0;     // frequency channels per family
+  long long trainLength = 0;  // L: the fit sees d < L and is evaluated out to 8L
+};
+ProbeSize probeSize(const ProbeSettings& settings);
+
 }  // namespace poslab

@@ -129,4 +129,12 @@ WorkCost forwardCost(const ModelConfig& model, long long vocab, long long length
   return {work, bytes};
 }
 
+WorkCost pjFitCost(long long lags, long long columns) {
+  const double n = static_cast<double>(lags), c = static_cast<double>(columns);
+  // The basis and each component's values (two function values per cell), the normal equations
+  // and the SVD of the scaled basis (2 n c^2 each), the leave-one-out kernels (n per column).
+  const double work = n * c * (2 * kPerFunctionValue + 4 * c + 1);
+  return {work, 4 * n * c * 8};  // the basis, the component values, the SVD's copies (float64)
+}
+
 }  // namespace poslab

@@ -68,4 +68,9 @@ WorkCost kernelProbeCost(long long families, long long channels, long long train
 WorkCost forwardCost(const ModelConfig& model, long long vocab, long long length,
                      long long sequences, long long batch);
 
+// The PJ-bias fit of the diagnostics (diagnose, the GUI's diagnostics view): a basis of `columns`
+// columns over `lags` lags, its least-squares fit and scaled condition number (float64), and one
+// leave-one-out kernel per column.
+WorkCost pjFitCost(long long lags, long long columns);
+
 }  // namespace poslab

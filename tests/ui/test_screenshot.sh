@@ -27,6 +27,14 @@ expect_error "unknown family" --screenshot "$tmp/x.png" --family no-such-family
 expect_error "no parameter 'zeta'" --screenshot "$tmp/x.png" --family rope --set zeta=1
 expect_error "head_dim = 15" --screenshot "$tmp/x.png" --family rope --set head_dim=15
 expect_error "unknown --view" --screenshot "$tmp/x.png" --view nope
+# Issue 34: a view over the work budget computes nothing and exits 2 naming the control, the
+# estimate and the budget (docs/LIMITS.md); --budget must be a positive factor.
+expect_error "feature norms: largest position 32768 (64 heads of head_dim 1024) needs about 2.1e+11 multiply-adds, over the budget" \
+  --screenshot "$tmp/x.png" --view norms --family rope-ntk-affine --set heads=64 --set head_dim=1024
+expect_error "attention map: T 128 (64 heads of head_dim 1024) needs about 1.1e+09 multiply-adds, over the budget of 5e+08" \
+  --budget 0.01 --screenshot "$tmp/x.png" --view attention --family rope-ntk-affine --set heads=64 --set head_dim=1024
+expect_error "budget 'abc' is not a positive factor" --budget abc --screenshot "$tmp/x.png"
+expect_error "budget '0' is not a positive factor" --budget 0 --screenshot "$tmp/x.png"
 [ ! -e "$tmp/x.png" ] || { echo "a failed request wrote a file"; exit 1; }
 # The PNG is encoded in memory and renamed over the target: another hard link to the old file
 # keeps the old content (an in-place write would change both, and a full disk would truncate it).

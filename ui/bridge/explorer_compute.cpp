@@ -10,6 +10,7 @@
 #include "analysis/pj_adaptive.h"
 #include "analysis/pj_diagnostics.h"
 #include "bridge/catalog.h"
+#include "bridge/explorer_work.h"
 #include "encodings/pj_bias.h"
 #include "encodings/registry.h"
 #include "tasks/lag_kernels.h"
@@ -28,6 +29,7 @@ LagBasis computeKernel(const Encoding& enc, const KernelSettings& s) {
   if (s.lagCount < 2 || s.lagCount > kMaxLags)
     throw InvalidArgument("lag count " + std::to_string(s.lagCount) + " is not in 2.." +
                           std::to_string(kMaxLags));
+  checkKernelWork(enc, s);  // nothing is computed over the budget (bridge/explorer_work.h)
   const long long first = s.logLag ? 1 : 0;  // a log axis cannot show lag 0
   return enc.basis(lagRange(first, first + s.lagCount));
 }
@@ -103,6 +105,7 @@ AttentionResult computeAttention(const Encoding& enc, const AttentionSettings& s
   // The head selector may still hold a head of the previous family: show the last one instead.
   const long long head = std::min(std::max<long long>(s.head, 1), H);
   checkMapFits(s.T, H);
+  checkAttentionWork(enc, s);
   AttentionMap map = positionalAttentionMap(enc, s.T, head - 1);
   AttentionResult r;
   r.T = map.T;
@@ -121,6 +124,7 @@ NormsResult computeNorms(const Encoding& enc, const NormsSettings& s) {
   if (s.maxPos < 1 || s.maxPos > kMaxNormPos)
     throw InvalidArgument("largest position " + std::to_string(s.maxPos) + " is not in 1.." +
                           std::to_string(kMaxNormPos));
+  checkNormsWork(enc, s);
   NormProfile prof = featureNormProfile(enc, logPositionGrid(s.maxPos));
   NormsResult r;
   r.factorized = prof.factorized;
@@ -140,12 +144,8 @@ NormsResult computeNorms(const Encoding& enc, const NormsSettings& s) {
 }
 
 ProbeReport computeProbe(const ExplorerRequest& req) {
-  ProbeSettings s;
-  s.target = req.probe.target;
-  // Only what the user changed: passing every default would, e.g., set the target's gamma too.
-  s.overrides = req.overrides;
-  if (req.probe.familyOnly) s.families = {req.family};
-  return runKernelProbe(s);
+  checkProbeWork(req);
+  return runKernelProbe(probeSettingsOf(req));
 }
 
 // As `poslab-cli diagnose`: the PJ-bias head's shape comes from the pj-bias parameters (the
@@ -170,8 +170,8 @@ DiagnosticsResult computeDiagnostics(const ExplorerRequest& req) {
       r.rows.push_back({"FJ+LC", static_cast<long long>(k), a.orderMass[k], a.energy[k], a.loo[k]});
     return r;
   }
-  std::map<std::string, double> sets;
-  if (req.family == kPjDiagnosticsFamily) sets = req.overrides;
+  checkDiagnosticsWork(req);
+  const std::map<std::string, double> sets = pjDiagnosticsSets(req);
   auto enc = makeEncoding(kPjDiagnosticsFamily, sets);
   const ParamSet& p = enc->params();
   LagKernelParams tp = defaultLagKernelParams(p.getInt("head_dim"), /*base=*/10000, p.get("L"));

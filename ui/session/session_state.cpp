@@ -17,6 +17,7 @@
 #include "io/json_fields.h"
 #include "lessons/window_state_check.h"
 #include "session/session_families.h"
+#include "session/session_work_check.h"
 #include "training/training_panel.h"
 #include "training/training_setup.h"
 
@@ -97,6 +98,8 @@ QString validateSession(const SessionParts& w, const SessionState& s, bool withT
         .arg(kMaxAttentionViewHead);
   if (!parseWindowView(q(s.tab)))
     return QObject::tr("field 'tab' = \"%1\" is not one of %2").arg(q(s.tab), windowViewNames());
+  // The shown view's work against the budget: a file asking for more is refused at load.
+  if (const QString work = sessionWorkProblem(s); !work.isEmpty()) return work;
   if (!withTraining) return {};
   // The training tab's one check of a setup, with everything its runs need: a session that
   // cannot train is refused at load, not at Play.

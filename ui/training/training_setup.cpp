@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "bridge/catalog.h"
+#include "bridge/training_budget.h"
 #include "io/json_fields.h"
 #include "tasks/task_options.h"
 #include "train/architecture.h"
@@ -315,6 +316,11 @@ std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setu
   shown.variants.clear();
   std::vector<TrainingRunSpec> specs;
   for (const poslab::PlannedRun& p : poslab::planExperiment(shown)) {
+    // Over a work budget nothing is built: the status names the control to change.
+    if (const std::string problem = trainingBudgetProblem(p.config); !problem.empty()) {
+      *error = QString::fromStdString(problem);
+      return {};
+    }
     TrainingRunSpec s;
     s.config = p.config;
     specs.push_back(s);
