@@ -56,14 +56,9 @@ void addResponseCommand(CLI::App& app) {
     auto trainer = Trainer::fromCheckpoint(o->checkpoint);
     const long long trainLength = trainer->config().task.trainLength;
     const long long length = o->length > 0 ? o->length : 8 * trainLength;
-    // Each sample is (lags + 1) forward passes of `length` tokens, up to 64 rows at once.
-    const TrainConfig& cfg = trainer->config();
+    // Each sample is (lags + 1) forward passes of `length` tokens (lagResponseCost).
     checkLagResponseRequest(trainer->inspected(), length, o->samples, o->lags);
-    const long long rows = std::min(o->lags, std::max(length - 1, 1LL)) + 1;
-    const long long batch =
-        std::clamp<long long>(cfg.run.evalTokensPerBatch / std::max(length, 1LL), 1, 64);
-    checkWorkFits(forwardCost(cfg.model, trainer->vocabSize(), length, o->samples * rows,
-                              std::min(batch, rows)),
+    checkWorkFits(lagResponseCost(trainer->inspected(), length, o->samples, o->lags),
                   "--length " + std::to_string(length) + " with --samples " +
                       std::to_string(o->samples) + " and --lags " + std::to_string(o->lags));
     // Each sequence costs (lags + 1) forward passes of `length` tokens: minutes at long lengths.

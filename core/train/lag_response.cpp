@@ -52,9 +52,21 @@ void checkLagResponseRequest(const InspectedModel& m, long long length, long lon
                               ", " + std::to_string(task.maxLength()) + "]");
 }
 
+WorkCost lagResponseCost(const InspectedModel& m, long long length, long long samples,
+                         long long maxLags) {
+  const long long rows = std::min(maxLags, std::max(length - 1, 1LL)) + 1;
+  const long long batch =
+      std::clamp<long long>(m.config.run.evalTokensPerBatch / std::max(length, 1LL), 1, 64);
+  return forwardCost(m.config.model, m.task.vocabSize(), length, samples * rows,
+                     std::min(batch, rows));
+}
+
 LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples,
                                long long maxLags, const LagResponseProgress& progress) {
   checkLagResponseRequest(m, length, samples, maxLags);
+  checkWorkFits(lagResponseCost(m, length, samples, maxLags),
+                "the lag response at length " + std::to_string(length) + " with " +
+                    std::to_string(samples) + " samples and " + std::to_string(maxLags) + " lags");
   const Task& task = m.evalTask;
   const std::vector<double> weights = task.labelWeights(length);
 

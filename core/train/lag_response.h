@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "limits/work_budget.h"
 #include "train/inspection.h"
 #include "util/error.h"
 
@@ -30,8 +31,14 @@ class LagResponseCancelled : public Error {
 void checkLagResponseRequest(const InspectedModel& m, long long length, long long samples,
                              long long maxLags);
 
+// The work of measureLagResponse (limits/work_budget.h): each sample is (lags + 1) forward passes
+// of `length` tokens, up to 64 rows at once.
+WorkCost lagResponseCost(const InspectedModel& m, long long length, long long samples,
+                         long long maxLags);
+
 // Probes at most maxLags lags, evenly spread over [1, length-1] (all of them when they fit).
-// Checks the request first (checkLagResponseRequest).
+// Checks the request first (checkLagResponseRequest), then its cost against the request budget
+// (lagResponseCost; `response`, the GUI's Learned kernel tab): nothing is computed over it.
 LagResponse measureLagResponse(const InspectedModel& m, long long length, long long samples = 16,
                                long long maxLags = 128, const LagResponseProgress& progress = {});
 

@@ -27,6 +27,7 @@
 #include "explorer/norms_view.h"
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
+#include "explorer_settle.h"
 #include "export/plot_export.h"
 #include "main_window.h"
 #include "session/session_state.h"
@@ -72,10 +73,7 @@ class TestExplorer : public QObject {
   MainWindow* window_ = nullptr;
 
   // Waits until the view shows the current parameters (or reported an error for them).
-  void settle(ExplorerView view) {
-    ExplorerController* c = shell_->explorer();
-    QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
-  }
+  void settle(ExplorerView view) { test::settleExplorer(shell_->explorer(), view, kWaitMs); }
   void select(const char* family, WindowView view) {
     QVERIFY(window_->parameters()->setFamily(family));
     window_->showView(view);

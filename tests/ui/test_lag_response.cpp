@@ -185,6 +185,18 @@ class TestLagResponse : public QObject {
     QVERIFY(bad.has_value());
     QVERIFY2(bad->error.contains("length 1"), qPrintable(bad->error));
     QVERIFY(bad->response.lags.empty());
+    // Issue 34: 256 samples of 129 passes of 2048 tokens are over the request budget (about 5e12
+    // multiply-adds, docs/LIMITS.md): refused at once, naming the request, the estimate and the
+    // budget, and the tab says so.
+    spy.clear();
+    panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{2048, 256}));
+    const auto big = test::awaitAnswer<TrainingLagResponse>(spy, kLagResponseInspection, kWaitMs);
+    QVERIFY(big.has_value());
+    QVERIFY2(big->error.contains("the lag response at length 2048 with 256 samples and 128 lags "
+                                 "needs about") &&
+                 big->error.contains("multiply-adds, over the budget of 5e+10"),
+             qPrintable(big->error));
+    QVERIFY(big->response.lags.empty());
   }
 
   // Replacing the runs while a long probe is running stops the probe instead of waiting for it
@@ -203,8 +215,8 @@ class TestLagResponse : public QObject {
           *outcome = {true, r.value.value<TrainingLagResponse>().error};
         },
         Qt::DirectConnection);  // on the worker thread, before the run is gone
-    // Minutes if it ran to the end.
-    panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{2048, 256}));
+    // Tens of seconds if it ran to the end (2 x 129 passes of 2048 tokens, just under the budget).
+    panel.run(0)->inspect(inspectionRequest(kLagResponseInspection, LagResponseArgs{2048, 2}));
     QTest::qWait(300);                               // let it start
     test::loadExperiment(panel, tinyKernelLm(100));  // stops and joins the old run
     QMutexLocker lock(mutex.get());

@@ -23,6 +23,7 @@
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
+#include "explorer_settle.h"
 #include "help/view_help.h"
 #include "main_window.h"
 #include "menus/menu_bar.h"
@@ -54,10 +55,7 @@ class TestUndoShortcuts : public QObject {
   std::unique_ptr<AppShell> shell_;
   MainWindow* window_ = nullptr;
 
-  void settle(ExplorerView view) {
-    ExplorerController* c = shell_->explorer();
-    QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
-  }
+  void settle(ExplorerView view) { test::settleExplorer(shell_->explorer(), view, kWaitMs); }
   const MenuActions& acts() { return shell_->actions(); }
   QUndoStack* stack() { return shell_->undoStack(); }
   ParameterPanel* params() { return window_->parameters(); }

@@ -28,6 +28,7 @@
 #include "explorer/norms_view.h"
 #include "explorer/parameter_panel.h"
 #include "explorer/probe_view.h"
+#include "explorer_settle.h"
 #include "lessons/lesson_player.h"
 #include "main_window.h"
 #include "menus/file_menu.h"
@@ -87,10 +88,7 @@ class TestWorkBudgets : public QObject {
   std::unique_ptr<AppShell> shell_;
   MainWindow* window_ = nullptr;
 
-  void settle(ExplorerView view) {
-    ExplorerController* c = shell_->explorer();
-    QTRY_VERIFY2_WITH_TIMEOUT(!c->busy() && c->isUpToDate(view), "view did not settle", kWaitMs);
-  }
+  void settle(ExplorerView view) { test::settleExplorer(shell_->explorer(), view, kWaitMs); }
   void select(const char* family, const std::map<std::string, double>& values, WindowView view) {
     QVERIFY(window_->parameters()->setFamily(family));
     for (const auto& [name, value] : values) QVERIFY(window_->parameters()->setValue(name, value));
