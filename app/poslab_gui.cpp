@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
                             "seed to the end and shoot the training view.",
                             "NAME");
   QCommandLineOption timeout("timeout",
-                             "With --screenshot: give up after SECONDS (default 300, "
-                             "with --preset 86400).",
+                             "With --screenshot: give up after SECONDS (default 300, with "
+                             "--lesson 900, with --preset 86400).",
                              "SECONDS");
   QCommandLineOption quitAfter(
       "quit-after",
@@ -246,9 +246,13 @@ int main(int argc, char** argv) {
     req.lesson = lessonPath;
     req.lessonStep = stepNumber - 1;
     req.presentation = parser.isSet(presentation);
-    if (parser.isSet(timeout) || !req.preset.isEmpty()) {
+    if (parser.isSet(timeout) || !req.preset.isEmpty() || !req.lesson.isEmpty()) {
+      // A lesson's training step trains for a few minutes, 4 on a busy 2-core machine
+      // (docs/LESSONS.md); a preset's first seed for up to hours.
       bool ok = true;
-      const double seconds = parser.isSet(timeout) ? parser.value(timeout).toDouble(&ok) : 86400;
+      const double seconds = parser.isSet(timeout)   ? parser.value(timeout).toDouble(&ok)
+                             : !req.preset.isEmpty() ? 86400
+                                                     : 900;
       if (!ok || !(seconds > 0))
         return fail("--timeout '" + parser.value(timeout) +
                     "' is not a positive number of seconds");
