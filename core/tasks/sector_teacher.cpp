@@ -267,6 +267,7 @@ const TaskInfo& sectorTeacherTaskInfo() {
     i.defaultKernel = kDefaultTeacher;
     i.kernelLabel = "teacher";
     i.kernelHelp = "Teacher kernel: its sector is what PJ-bias should learn";
+    i.kernelIsSectorTeacher = true;
     i.capabilities.lagResponse = true;
     i.capabilities.teacherAttention = true;
     return i;

@@ -38,7 +38,10 @@ struct TaskInfo {
   std::string kernelLabel;                 // what a form calls the kernel: "kernel", "teacher"
   std::string kernelHelp;                  // one line for the form's tool tip
   bool takesText = false;                  // reads TaskConfig::textFile
-  long long defaultTrainLength = 64;       // tokens, when the user gives none (the CLI)
+  // TaskConfig::kernel names a PJ sector teacher (tasks/sector_teacher.h), so a pj-bias model's
+  // "auto" gate and order initialisation can read the sector and order from it.
+  bool kernelIsSectorTeacher = false;
+  long long defaultTrainLength = 64;  // tokens, when the user gives none (the CLI)
   // Options that turn the task into the one evaluation draws from (byte-lm: {"split", 1}, the
   // held-out last 10% of the text); empty: evaluation draws from the task itself.
   std::map<std::string, double> evaluationOptions;

@@ -5,6 +5,7 @@
 
 #include "encodings/pj_sector_sets.h"
 #include "tasks/sector_teacher.h"
+#include "tasks/task_info.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -14,7 +15,8 @@ namespace {
 constexpr std::array<const char*, 3> kGateParams = {"g_fj", "g_aff", "g_lc"};
 
 void requireTeacherTask(const TrainConfig& c, const char* field) {
-  if (c.task.id != "sector-teacher")
+  const TaskInfo* task = findTaskInfo(c.task.id);
+  if (!task || !task->kernelIsSectorTeacher)
     throw InvalidArgument("field 'model." + std::string(field) + "' = \"auto\" needs task " +
                               "sector-teacher (its teacher names the sector and order), not " +
                               c.task.id,

@@ -47,6 +47,7 @@ numbers() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 for r in d['results']: r.pop('seconds')
+d.pop('threads', None)  # each process's own intra-op threads (2 alone, 1 under a 2-process launch)
 print(json.dumps(d, indent=1, sort_keys=True))" "$1"
 }
 # Two ranks started by hand (no torchrun, so that one can be killed alone): launch2 TAG ARGS...
@@ -136,7 +137,7 @@ launch2 odd train --task kernel-lm --family rope --steps 2 --batch 3 --train-len
 wait "$pid0"
 rc=$?
 wait "$pid1"
-if [ $rc -eq 2 ] && grep -q "batch 3 does not split evenly over 2 processes" "$tmp/odd.0.err" &&
+if [ $rc -eq 2 ] && grep -q -- "--batch 3 is not a multiple of the 2 processes of the launch" "$tmp/odd.0.err" &&
   [ "$(wc -l < "$tmp/odd.0.err")" -eq 1 ]; then ok; else fail "odd batch: exit $rc, $(cat "$tmp/odd.0.err")"; fi
 
 # 3. A rank killed mid-sweep: the other stops within the timeout, naming it; a rerun completes.
