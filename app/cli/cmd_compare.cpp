@@ -13,6 +13,7 @@
 #include "cli/train_options.h"
 #include "dist/distributed_sweep.h"
 #include "io/json_fields.h"
+#include "model/pin_check.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
 #include "train/run_limits.h"
@@ -173,9 +174,18 @@ void addCompareCommand(CLI::App& app) {
     spec.families = parseNameList(o->families);
     if (spec.families.empty()) throw InvalidArgument("--families is empty");
     requireDistinct(spec.families, "--families");
-    for (const auto& f : spec.families)  // every family can train, before any does
-      checkTrainable(buildTrainConfig(o->t, f), trainOptionsSource(o->t));
+    // Every family can train, before any does; each with the pins it learns, and every pin
+    // learned by at least one of them (planExperiment gives each run its own).
+    std::vector<std::pair<std::string, std::vector<std::string>>> learnedByFamily;
+    for (const auto& f : spec.families) {
+      TrainConfig c = buildTrainConfig(o->t, f);
+      learnedByFamily.emplace_back(f, learnedPinnables(c.model, c.task.trainLength));
+      if (spec.families.size() > 1)
+        c.model.pinned = pinsTheFamilyLearns(c.model, c.task.trainLength);
+      checkTrainable(c, trainOptionsSource(o->t));
+    }
     spec.base = buildTrainConfig(o->t, spec.families.front());
+    if (spec.families.size() > 1) checkPinsApplyToSome(spec.base.model.pinned, learnedByFamily);
     spec.seeds = {spec.base.run.seed};
     if (!o->seeds.empty()) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");

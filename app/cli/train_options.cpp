@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "encodings/params.h"
-#include "model/pin_check.h"
 #include "tasks/task.h"
 #include "tasks/task_info.h"
 #include "tasks/task_options.h"
@@ -110,7 +109,7 @@ void addTrainOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--layers", o.layers, "transformer blocks")->capture_default_str();
   cmd->add_option("--pin", o.pins,
                   "hold a position parameter fixed: gamma, eta, gates, orders, coefficients, "
-                  "kappa, slope, delta");
+                  "kappa, slope, delta (compare and run: in each family that learns it)");
   cmd->add_option("--device", o.device, "auto, cpu or cuda")->capture_default_str();
   cmd->add_flag("--recompute-activations", o.recomputeActivations,
                 "recompute each block in the backward: lower peak memory, about a third more "
@@ -182,8 +181,8 @@ TrainConfig buildTrainConfig(const TrainOptions& o, const std::string& family) {
   if (o.metricsEvery > 0) c.run.metricsEvery = o.metricsEvery;
   if (!o.pins.empty()) c.model.pinned = o.pins;
   if (!o.evalLengths.empty()) c.run.evalLengths = parseLengthList(o.evalLengths, "--eval-lengths");
+  // Pins and the rest: checkTrainable (train) and compare's own check of the families.
   c.validate();
-  checkPinsApply(c.model, c.task.trainLength);  // compare checks every family before training
   return c;
 }
 

@@ -18,6 +18,7 @@
 
 #include "encodings/rotary_encoding.h"
 #include "util/error.h"
+#include "util/number_text.h"
 
 namespace poslab {
 
@@ -25,6 +26,11 @@ namespace {
 // The smallest |c_0| a learned jet mix may reach: its inverse jet grows as 1 / c_0^(m), and at
 // 1e-3 a query feature is already scaled by 1e3 to 1e12 (orders 1 to 4).
 constexpr double kMinLearnedJet0 = 1e-3;
+
+// The largest |eta| / eta_max a run starts from: eta = eta_max tanh(raw) has no raw at the cap, so
+// a start between 0.99 eta_max and the cap starts at 0.99 eta_max (MATH 2.3; past the cap it is
+// refused). At 0.99 the gradient through tanh is already 0.02 of its value at 0.
+constexpr double kMaxEtaFraction = 0.99;
 
 class RotaryForm : public TrainableForm {
  public:
@@ -46,6 +52,7 @@ class RotaryForm : public TrainableForm {
     if (r.jetGroup >= 0 && !ctx.pinned.count("jet")) jetGroup_ = r.jetGroup;
     jetMax_ = r.jetMax;
     learnJet0_ = r.learnJet0;
+    checkStart_ = ctx.checkStart;
   }
 
   std::vector<Learnable> learnables() const override {
@@ -57,6 +64,7 @@ class RotaryForm : public TrainableForm {
                      /*learned=*/false});
       std::vector<double> raw;  // (nb): the family's initial decay of each block
       auto gv = g.gamma.accessor<double, 1>();
+      // A start below the floor gamma_min starts at it (MATH 2.3: pj-rotary's gamma = 0 does).
       for (long long b = 0; b < g.blocks; ++b) raw.push_back(inverseSoftplus(gv[b] - gammaMin_));
       out.push_back({"gamma_raw", perHeadCopy(at::tensor(raw, f64)), true, "gamma"});
     }
@@ -65,8 +73,9 @@ class RotaryForm : public TrainableForm {
       std::vector<double> raw;  // (nb): the family's initial shear of each block
       auto sv = g.shear.accessor<double, 1>();
       for (long long b = 0; b < g.blocks; ++b) {
-        const double eta = std::clamp(sv[b] / shearPerEta_ / etaMax_, -0.99, 0.99);
-        raw.push_back(std::atanh(eta));
+        const double eta = sv[b] / shearPerEta_;
+        checkStartBelowCap(eta);
+        raw.push_back(std::atanh(std::clamp(eta / etaMax_, -kMaxEtaFraction, kMaxEtaFraction)));
       }
       out.push_back({"eta_raw", perHeadCopy(at::tensor(raw, f64)), true, "eta"});
     }
@@ -138,6 +147,17 @@ class RotaryForm : public TrainableForm {
   }
 
  private:
+  // A start value the parameterisation cannot reach is refused, not moved (issue 31): an |eta|
+  // past its cap eta_max.
+  void checkStartBelowCap(double eta) const {
+    if (checkStart_ && std::abs(eta) > etaMax_ * (1 + 1e-12))
+      throw InvalidArgument("eta = " + formatNumber(eta) +
+                                " is past the cap of the learned shear (eta = eta_max tanh(raw), " +
+                                "eta_max = " + formatNumber(etaMax_) + ")",
+                            "start eta within +-" + formatNumber(etaMax_) +
+                                ", raise eta_max where the family has it, or pin eta");
+  }
+
   // The rotation factors of a pure rotation at positions pos (T, int64, strictly increasing,
   // last = maxPos), from the cache when the last call had the same consecutive positions, dtype
   // and device (the model's training and evaluation forwards: one entry, replaced when they
@@ -193,6 +213,7 @@ class RotaryForm : public TrainableForm {
   int gammaGroup_ = -1, etaGroup_ = -1;  // the groups learned here; -1: fixed or pinned
   int jetGroup_ = -1;                    // the group whose jet coefficients are learned
   double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4, jetMax_ = 1.0;
+  bool checkStart_ = true;  // TrainableContext::checkStart
   bool learnJet0_ = false;
 
   // c0 (H, nb): refused when any |c_0| < kMinLearnedJet0, naming the head and block.

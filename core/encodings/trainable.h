@@ -76,6 +76,9 @@ struct Ablation {
 struct TrainableContext {
   long long heads = 1;           // H of the attention layer
   std::set<std::string> pinned;  // parameters held fixed, e.g. {"eta"} (ModelConfig::pinned)
+  // learnables() refuses (InvalidArgument) a start value its parameterisation cannot hold, e.g.
+  // an eta past eta_max tanh's cap; false: only the tensors are listed (model/pin_check.h).
+  bool checkStart = true;
 };
 
 class TrainableForm {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/pin_check.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -68,6 +69,10 @@ std::vector<PlannedRun> planExperiment(const ExperimentSpec& spec) {
         if (fp != spec.familyParams.end())
           for (const auto& [k, v] : fp->second) p.config.model.familyParams[k] = v;
         applyTaskVariant(variant, p.config);
+        // Several families: each run pins what its family learns (checkTrainable refused a pin
+        // that none learns).
+        if (spec.families.size() > 1)
+          p.config.model.pinned = pinsTheFamilyLearns(p.config.model, p.config.task.trainLength);
         for (const auto& [k, v] : variant) p.variant += (p.variant.empty() ? "" : ",") + v;
         plan.push_back(std::move(p));
       }

@@ -19,11 +19,18 @@ namespace poslab {
 PositionParameters headOfParameters(const PositionParameters& learned, long long heads,
                                     long long head);
 
+// The family parameter a learned value shows in the explorer: gate_FJ, gate_affine and gate_LC
+// (PJ-bias's gates after their softmax) are g_fj, g_aff and g_lc, whose explorer values are
+// normalised to sum 1 in the same way; delta_mean (PoPE's delta averaged over its components) is
+// delta, the explorer's one phase bias for every component; every other name is itself.
+std::string explorerParamOfLearned(const std::string& learnedName);
+
 // The values of `family`'s parameters (its FamilyInfo::params, every one) that show a run that
 // started from `start` (its family parameters; a missing one takes the family's default) and
-// learned `learned`: a parameter with learned values takes their mean, clamped to the parameter's
-// range (a clamped name is added to *clamped); the others keep their start. Learned names that are
-// none of the family's parameters (gate_FJ, delta_mean, ...) are added to *unmatched. Throws
+// learned `learned`: a parameter with learned values (under its own name or the name
+// explorerParamOfLearned maps to it) takes their mean, clamped to the parameter's
+// range (a clamped name is added to *clamped); the others keep their start. Learned names that show
+// none of the family's parameters (PJ-bias's masses, ...) are added to *unmatched. Throws
 // InvalidArgument for an unknown family.
 std::map<std::string, double> familyValuesFromLearned(
     const std::string& family, const std::map<std::string, double>& start,

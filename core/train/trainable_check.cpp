@@ -157,7 +157,7 @@ void checkFamily(const TrainConfig& cfg, const std::map<std::string, double>& sp
   // The combination, with heads, head_dim and L filled in as the model fills them in.
   const JsonPath combined = specParams.empty() ? config.key("model") : specParamsAt;
   atField(combined, [&] { makeEncoding(m.family, resolvedFamilyParams(m, cfg.task.trainLength)); });
-  atField(config.key("model").key("pinned"), [&] { checkPinsApply(m, cfg.task.trainLength); });
+  atField(combined, [&] { checkTrainableStart(m, cfg.task.trainLength); });
 }
 
 void checkDevice(const RunConfig& run, const JsonPath& at) {
@@ -199,6 +199,9 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     }
   }
   if (spec.families.empty()) at.key("families").fail("is empty", "list at least one family id");
+  // Pins: one family learns each; several families, at least one of them (each run pins what its
+  // family learns, planExperiment).
+  std::vector<std::pair<std::string, std::vector<std::string>>> learnedByFamily;
   for (size_t i = 0; i < spec.families.size(); ++i) {
     const std::string& family = spec.families[i];
     atField(at.key("families").index(i), [&] { familyInfo(family); });
@@ -209,7 +212,17 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     const std::map<std::string, double>& params = fp == spec.familyParams.end() ? none : fp->second;
     for (const auto& [k, v] : params) cfg.model.familyParams[k] = v;
     checkFamily(cfg, params, at.key("family_params").key(family), config);
+    const JsonPath pinnedAt = config.key("model").key("pinned");
+    if (spec.families.size() == 1)
+      atField(pinnedAt, [&] { checkPinsApply(cfg.model, cfg.task.trainLength); });
+    else
+      atField(pinnedAt, [&] {
+        learnedByFamily.emplace_back(family, learnedPinnables(cfg.model, cfg.task.trainLength));
+      });
   }
+  if (spec.families.size() > 1)
+    atField(config.key("model").key("pinned"),
+            [&] { checkPinsApplyToSome(spec.base.model.pinned, learnedByFamily); });
 }
 
 void checkTrainable(const TrainConfig& config, const JsonPath& at) {
@@ -217,6 +230,8 @@ void checkTrainable(const TrainConfig& config, const JsonPath& at) {
   checkDevice(config.run, at.key("run").key("device"));
   checkTask(config, TaskFieldPaths{at, nullptr, {}});
   checkFamily(config, {}, {}, at);
+  atField(at.key("model").key("pinned"),
+          [&] { checkPinsApply(config.model, config.task.trainLength); });
 }
 
 }  // namespace poslab

@@ -246,8 +246,17 @@ expect_error eval-sequences-negative "--eval-sequences: '-5'" \
   "$cli" train --task kernel-lm --family rope --steps 1 --eval-sequences -5 --out "$tmp/r3"
 expect_error pin-not-learned "cannot pin 'gamma': family rope does not learn it" \
   "$cli" train "${tiny[@]}" --family rope --pin gamma --out "$tmp/r4"
-expect_error compare-pin-not-learned "cannot pin 'eta': family rope does not learn it" \
-  timeout 20 "$cli" compare --task kernel-lm --families jordan-stabilized,rope --pin eta --steps 1000
+# Several families: a pin holds in each family that learns it, and one that none learns is refused.
+expect_error compare-pin-none-learns "cannot pin 'eta': none of the families rope, alibi learns it" \
+  timeout 20 "$cli" compare --task kernel-lm --families rope,alibi --pin eta --steps 1000
+if "$cli" compare "${tiny[@]}" --families jordan-stabilized,rope --pin eta --out "$tmp/cpin" \
+    > /dev/null 2> "$tmp/cpin.err"; then
+  json_has compare-pin-jordan "$tmp/cpin/runs/001-jordan-stabilized-seed0.json" \
+    "d['config']['model']['pinned'] == ['eta'] and 'eta' not in d['result']['position']"
+  json_has compare-pin-rope "$tmp/cpin/runs/002-rope-seed0.json" "d['config']['model']['pinned'] == []"
+else
+  fail "compare-pin: $(tail -1 "$tmp/cpin.err")"
+fi
 expect_error text-without-text-task "--text is given but task kernel-lm takes no text" \
   "$cli" train "${tiny[@]}" --family rope --text "$tmp/t.json" --out "$tmp/r5"
 expect_error eval-sequences-eval "--eval-sequences: '0'" \

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <tuple>
 
@@ -309,6 +310,24 @@ TEST(ExperimentPlan, VariantsThenFamiliesThenSeedsWithTheVariantApplied) {
     // The family's parameters go to its own runs only.
     EXPECT_EQ(plan[i].config.model.familyParams.count("base"), family == "rope" ? 1u : 0u) << i;
   }
+}
+
+// Several families: each run holds the pins its own family learns (rope learns nothing, pope its
+// delta, damped-rope its gamma); one family keeps the list as given (checkTrainable checked it).
+TEST(ExperimentPlan, EachRunPinsWhatItsFamilyLearns) {
+  json j = validExperiment();
+  j["families"] = {"rope", "pope", "damped-rope"};
+  j["config"]["model"]["pinned"] = {"gamma", "delta"};
+  j.erase("variants");
+  const std::vector<PlannedRun> plan = planExperiment(readExperiment(j, JsonPath{}));
+  ASSERT_EQ(plan.size(), 6u);
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"rope", {}}, {"pope", {"delta"}}, {"damped-rope", {"gamma"}}};
+  for (const PlannedRun& p : plan)
+    EXPECT_EQ(p.config.model.pinned, expected.at(p.family)) << p.family;
+  j["families"] = {"pope"};
+  for (const PlannedRun& p : planExperiment(readExperiment(j, JsonPath{})))
+    EXPECT_EQ(p.config.model.pinned, (std::vector<std::string>{"gamma", "delta"}));
 }
 
 TEST(ExperimentPlan, AVariantSetsEveryTaskFieldItNames) {

@@ -104,10 +104,42 @@ TEST(TrainableCheck, FamilyParametersNameTheField) {
                 "family rope has no parameter 'gamma'");
 }
 
+// One family must learn each pin; of several families, at least one (each run then holds the pins
+// its own family learns: ExperimentPlan.EachRunPinsWhatItsFamilyLearns).
 TEST(TrainableCheck, PinsTheFamilyDoesNotLearnNameTheField) {
   json j = trainable();
   j["config"]["model"]["pinned"] = {"gamma"};  // damped-rope learns it, rope does not
+  EXPECT_EQ(refusal(j), "");
+  j["config"]["model"]["pinned"] = {"gamma", "eta"};  // neither learns eta
+  expectRefused(j, "training.config.model.pinned",
+                "cannot pin 'eta': none of the families rope, damped-rope learns it");
+  j["families"] = {"rope"};
+  j["config"]["model"]["pinned"] = {"gamma"};
   expectRefused(j, "training.config.model.pinned", "cannot pin 'gamma': family rope");
+}
+
+// Issue 31: a start the learned form cannot reach is refused, not moved. The learned shear is
+// eta = eta_max tanh(raw) with eta_max = 0.1 (MATH 2.3, the reference's cap): eta 0.5 has no raw
+// value; eta at the cap 0.1 (it starts at 0.099) and a pinned eta (not learned, so not mapped)
+// are accepted.
+TEST(TrainableCheck, StartsTheLearnedFormCannotHoldAreRefused) {
+  json j = trainable();
+  j["families"] = {"jordan-stabilized", "damped-rope"};
+  j["family_params"] = {{"jordan-stabilized", {{"eta", 0.5}}}};
+  expectRefused(j, "training.family_params.jordan-stabilized",
+                "eta = 0.5 is past the cap of the learned shear");
+  j["family_params"] = {{"jordan-stabilized", {{"eta", -0.1000001}}}};
+  expectRefused(j, "training.family_params.jordan-stabilized", "eta_max = 0.1");
+  j["family_params"] = {{"jordan-stabilized", {{"eta", 0.1}}}};
+  EXPECT_EQ(refusal(j), "");
+  j["family_params"] = {{"jordan-stabilized", {{"eta", 0.5}}}};
+  j["config"]["model"]["pinned"] = {"eta"};
+  EXPECT_EQ(refusal(j), "");
+  // jordan-stabilized-abs states its own cap: eta_max = 1 lets eta 0.5 start.
+  j = trainable();
+  j["families"] = {"jordan-stabilized-abs"};
+  j["family_params"] = {{"jordan-stabilized-abs", {{"eta", 0.5}, {"eta_max", 1}}}};
+  EXPECT_EQ(refusal(j), "");
 }
 
 // Issue 17 s3: "missing text file"; also a directory, a FIFO, an empty file and non-UTF-8 bytes.

@@ -4,7 +4,8 @@
 // (bridge familyStartValues: the family's trained start, L = the training length) and becomes set
 // when edited. head_dim and heads come from the model and are shown, not edited. The pins are the
 // ones the checked families declare (bridge familyPins); one list for every family, as
-// config.model.pinned is. Values in and out as FamilyStart (training_setup.h).
+// config.model.pinned is: each run holds the ones its family learns (core's planExperiment).
+// Values in and out as FamilyStart (training_setup.h).
 #pragma once
 
 #include <QWidget>
