@@ -41,19 +41,28 @@ void checkRunDirectory(const std::string& dir, bool force) {
                             "pass --force to replace it, or choose another --out");
 }
 
-// Evaluation with a progress bar on stderr: at long lengths it takes minutes.
+// Evaluation with a progress bar on stderr: at long lengths it takes minutes. A refusal by the
+// evaluation budgets names `options`, the options that asked for it (empty: the run's config).
 std::vector<EvalResult> evaluateShowingProgress(Trainer& trainer,
                                                 const std::vector<long long>& lengths,
-                                                long long sequences) {
+                                                long long sequences,
+                                                const std::string& options = {}) {
   const long long perLength = sequences > 0 ? sequences : trainer.config().run.evalSequences;
   ProgressBar bar("evaluation", perLength * static_cast<long long>(lengths.size()));
   long long index = -1, current = -1;
   // Refusals before the bar's first line, so that they stay the only line on stderr.
-  for (long long L : lengths) {
-    if (L >= trainer.evalTask().minLength() && L <= trainer.evalTask().maxLength())
-      checkEvaluationFits(trainer.config(), trainer.vocabSize(), L, perLength);
-    else
-      return trainer.evaluate(lengths, sequences);  // throws, naming the task's range
+  const Task& task = trainer.evalTask();
+  try {
+    for (long long L : lengths) {
+      if (L < task.minLength() || L > task.maxLength())
+        return trainer.evaluate(lengths, sequences);  // throws, naming the task's range
+      checkEvaluationFits(trainer.config(), trainer.vocabSize(), L,
+                          evaluationPasses(task, L) * perLength);
+    }
+    checkEvaluationTotalFits(trainer.config(), task, lengths, perLength);
+  } catch (const InvalidArgument& e) {
+    if (options.empty()) throw;
+    throw InvalidArgument(options + ": " + e.what());
   }
   bar.updateCount(0, "sequences");  // at once: the first batch of a long length takes a while
   auto r = trainer.evaluate(lengths, sequences, [&](long long L, long long done, long long) {
@@ -320,7 +329,11 @@ void addEvalCommand(CLI::App& app) {
     RunResult r;
     r.family = trainer->config().model.family;
     r.seed = trainer->config().run.seed;
-    r.eval = evaluateShowingProgress(*trainer, lengths, o->sequences);
+    std::string options = o->lengths.empty() ? "" : "--lengths " + o->lengths;
+    if (o->sequences > 0)
+      options += std::string(options.empty() ? "" : " ") + "--eval-sequences " +
+                 std::to_string(o->sequences);
+    r.eval = evaluateShowingProgress(*trainer, lengths, o->sequences, options);
     r.position = trainer->positionParametersMean();
     if (o->perLayer) r.positionLayers = trainer->positionParametersByLayer();
     setTeacherSpread(*trainer, r);

@@ -37,11 +37,10 @@ std::string factorFor(double ratio) {
 
 [[noreturn]] void refuse(const std::string& what, const std::string& quantity,
                          const std::string& budget, double ratio) {
-  const std::string factor = factorFor(ratio * scale);
-  throw InvalidArgument(what + " needs about " + quantity + ", over the budget of " + budget,
-                        factor.empty() ? std::string("ask for less")
-                                       : "ask for less, or pass --budget " + factor +
-                                             " to allow it (--no-budget lifts every budget)");
+  const std::string factor = budgetFactorHint(ratio);
+  throw InvalidArgument(
+      what + " needs about " + quantity + ", over the budget of " + budget,
+      factor.empty() ? std::string("ask for less") : "ask for less, or " + factor);
 }
 
 // Each printed cell costs a std::string (or a JSON number) on top of its double.
@@ -49,6 +48,13 @@ constexpr double kBytesPerCell = 64;
 // A lag kernel or basis value (exp, sin, cos, a power) counts as this many multiply-adds.
 constexpr double kPerFunctionValue = 32;
 }  // namespace
+
+std::string budgetFactorHint(double ratio) {
+  const std::string factor = factorFor(ratio * scale);
+  return factor.empty()
+             ? factor
+             : "pass --budget " + factor + " to allow it (--no-budget lifts every budget)";
+}
 
 void setWorkBudgetScale(double factor) {
   if (!(factor > 0)) throw InvalidArgument("--budget must be a positive factor");

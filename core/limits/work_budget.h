@@ -37,6 +37,10 @@ void checkWorkFits(const WorkCost& cost, const std::string& what,
                    double workBudget = kRequestWorkBudget,
                    double memoryBudget = kRequestMemoryBudget);
 
+// What a refusal of a request `ratio` times over its (scaled) budget says to raise it: "pass
+// --budget 50 to allow it (--no-budget lifts every budget)"; empty past any sensible factor.
+std::string budgetFactorHint(double ratio);
+
 // --- Estimates, one per kind of request -------------------------------------------------------
 
 // A task's target kernel at `length` lags, normalised over `trainLength` lags (task-kernel; the

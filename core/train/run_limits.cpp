@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "limits/work_budget.h"
-#include "train/attention_blocks.h"
+#include "tasks/task.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -22,15 +22,18 @@ std::string shortNumber(double v) {
 EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long length,
                         long long sequences, long long tokensPerBatch) {
   const double T = static_cast<double>(length);
-  const double C = static_cast<double>(model.dModel);
   const double batch =
       static_cast<double>(std::max<long long>(1, std::min(sequences, tokensPerBatch / length)));
+  // The forward passes, and what every token costs besides: sampling the task (kernel-lm sums its
+  // kernel over the lags), the loss and each batch's bookkeeping. Measured on the loaded 2-core
+  // machine (a 3,400-parameter kernel-lm model, C = 16): 8-20 us a token at T = 8, where the
+  // products count about 3,000 multiply-adds and this 5e4 at 5e9 a second (1.4e11 take 15-54 s)
+  // gives 10 us. So a million evaluation sequences of a small model are refused, not an hour's run.
+  constexpr double kPerToken = 5e4;
   EvalCost c;
-  c.work = static_cast<double>(sequences) * static_cast<double>(model.layers) * T * T * C;
-  const double scores =
-      static_cast<double>(model.heads) * std::min(T, static_cast<double>(kEvalAttentionBlock));
-  const double perToken = scores + static_cast<double>(std::max<long long>(vocab, 1)) + 8 * C;
-  c.bytes = batch * T * perToken * 4;  // float32
+  c.work = forwardCost(model, vocab, length, sequences, 1).multiplyAdds +
+           static_cast<double>(sequences) * T * kPerToken;
+  c.bytes = forwardCost(model, vocab, length, 1, static_cast<long long>(batch)).bytes;
   return c;
 }
 
@@ -39,37 +42,66 @@ double evaluationWorkBudget(const std::string& device) {
   return cuda ? kEvalWorkBudgetCuda : kEvalWorkBudget;
 }
 
+long long evaluationPasses(const Task& task, long long length) {
+  return 1 + static_cast<long long>(task.accuracyDistances(length).size());
+}
+
+namespace {
+// Refuses `what` when `work` multiply-adds exceed the evaluation budget of config's device.
+void checkEvaluationWork(const TrainConfig& config, double work, const std::string& what) {
+  const double unscaled = evaluationWorkBudget(config.run.device);
+  const double budget = unscaled * workBudgetScale();
+  if (work <= budget) return;
+  const bool cpu = unscaled == kEvalWorkBudget;
+  const std::string ask = cpu && work <= kEvalWorkBudgetCuda * workBudgetScale()
+                              ? "use shorter lengths or fewer evaluation sequences, or run it on "
+                                "a CUDA device (--device cuda)"
+                              : "use shorter lengths or fewer evaluation sequences";
+  const std::string factor = budgetFactorHint(work / budget);
+  throw InvalidArgument(what + " needs about " + shortNumber(work) +
+                            " multiply-adds, over the budget of " + shortNumber(budget) +
+                            (cpu ? " on a CPU (minutes of work)" : " on a CUDA device"),
+                        factor.empty() ? ask : ask + "; " + factor);
+}
+}  // namespace
+
 void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,
                          long long sequences) {
   const EvalCost c =
       evaluationCost(config.model, vocab, length, sequences, config.run.evalTokensPerBatch);
   const std::string what = "evaluation at length " + std::to_string(length) + " with " +
                            std::to_string(sequences) + " sequences";
-  const double unscaled = evaluationWorkBudget(config.run.device);
-  const double budget = unscaled * workBudgetScale();
-  const std::string raise =
-      workBudgetScale() < 1e15 ? " (or pass --budget to allow more)" : std::string();
-  if (c.work > budget)
+  checkEvaluationWork(config, c.work, what);
+  if (c.bytes > kEvalMemoryBudget * workBudgetScale()) {
+    const std::string factor = budgetFactorHint(c.bytes / (kEvalMemoryBudget * workBudgetScale()));
     throw InvalidArgument(
-        what + " needs about " + shortNumber(c.work) + " multiply-adds, over the budget of " +
-            shortNumber(budget) +
-            (unscaled == kEvalWorkBudget ? " on a CPU (minutes of work)" : " on a CUDA device"),
-        (c.work <= kEvalWorkBudgetCuda * workBudgetScale()
-             ? "use shorter lengths or fewer evaluation sequences, or run it on a CUDA device "
-               "(--device cuda)"
-             : "use shorter lengths or fewer evaluation sequences") +
-            raise);
-  if (c.bytes > kEvalMemoryBudget * workBudgetScale())
-    throw InvalidArgument(what + " needs about " + shortNumber(c.bytes / (1 << 30)) +
-                              " GiB, over the " +
-                              shortNumber(kEvalMemoryBudget * workBudgetScale() / (1 << 30)) +
-                              " GiB evaluation memory budget",
-                          "use shorter lengths" + raise);
+        what + " needs about " + shortNumber(c.bytes / (1 << 30)) + " GiB, over the " +
+            shortNumber(kEvalMemoryBudget * workBudgetScale() / (1 << 30)) +
+            " GiB evaluation memory budget",
+        factor.empty() ? "use shorter lengths" : "use shorter lengths; " + factor);
+  }
   // Progress moves once per sequence at long lengths: one sequence's pass is held to the budget
   // of a request without progress (limits/work_budget.h), or minutes pass without a sign.
   const WorkCost pass = forwardCost(config.model, vocab, length, 1, 1);
   checkWorkFits(pass, what + ": one sequence's forward pass",
-                kRequestWorkBudget * unscaled / kEvalWorkBudget);
+                kRequestWorkBudget * evaluationWorkBudget(config.run.device) / kEvalWorkBudget);
+}
+
+void checkEvaluationTotalFits(const TrainConfig& config, const Task& task,
+                              const std::vector<long long>& lengths, long long sequences) {
+  if (lengths.size() < 2) return;  // one length: checkEvaluationFits counted it
+  double work = 0;
+  std::string list;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    work += evaluationCost(config.model, task.vocabSize(), lengths[i],
+                           evaluationPasses(task, lengths[i]) * sequences,
+                           config.run.evalTokensPerBatch)
+                .work;
+    list += (i == 0 ? "" : i + 1 == lengths.size() ? " and " : ", ") + std::to_string(lengths[i]);
+  }
+  checkEvaluationWork(
+      config, work,
+      "evaluation at lengths " + list + " with " + std::to_string(sequences) + " sequences each");
 }
 
 double modelParameterCount(const ModelConfig& m, long long vocab) {

@@ -10,19 +10,24 @@
 
 namespace poslab {
 
+class Task;
+
 constexpr long long kMaxTrainSteps = 1000000;  // optimisation steps of one run
 constexpr long long kMinTrainLength = 2;       // training sequence length T (tokens), both ends
 constexpr long long kMaxTrainLength = 65536;
 // Both are enforced by TrainConfig::validate() (the key table in train_config.cpp).
 
-// Evaluation at length T costs, per sequence and layer, about T^2 * d_model multiply-adds (the
-// causal QK^T and PV products) and holds (B, H, T, min(T, 1024)) float32 scores plus the
-// (B, T, V) logits, B = max(1, eval_tokens_per_batch / T). These budgets keep one evaluation
-// under a few minutes of a 2-core CPU (measured: 1.4e11 multiply-adds take 15-54 s) and under
-// 4 GiB of memory. On a CUDA device (run.device "cuda", or "auto" where CUDA is present) the work
-// budget is 250x larger: a GPU does a CPU's minutes of work in about a second, and the papers'
-// own evaluations (kv-retrieval-paper: 1.4e14 at 8192 tokens) are meant for one.
-constexpr double kEvalWorkBudget = 2e12;                 // multiply-adds per evaluation length, CPU
+// Evaluation at length T costs, per sequence, the forward pass of limits/work_budget.h's
+// forwardCost (per layer and token: the causal products over T keys, the projections and the MLP;
+// the output head) and a fixed cost per token besides (sampling the task, the loss, the
+// bookkeeping of a batch), and it holds (B, H, T, min(T, 1024)) float32 scores
+// plus the (B, T, V) logits, B = max(1, eval_tokens_per_batch / T). These budgets keep one
+// evaluation, over all its lengths, under a few minutes of a 2-core CPU (measured: 1.4e11
+// multiply-adds take 15-54 s) and under 4 GiB of memory. On a CUDA device (run.device "cuda", or
+// "auto" where CUDA is present) the work budget is 250x larger: a GPU does a CPU's minutes of work
+// in about a second, and the papers' own evaluations (kv-retrieval-paper: 1.4e14 at 8192 tokens)
+// are meant for one.
+constexpr double kEvalWorkBudget = 2e12;                 // multiply-adds per evaluation, CPU
 constexpr double kEvalWorkBudgetCuda = 5e14;             // the same on a CUDA device
 constexpr double kEvalMemoryBudget = 4.0 * (1LL << 30);  // bytes
 // The work budget of a run on `device` ("auto", "cpu" or "cuda"; "auto" is CUDA where present).
@@ -35,10 +40,20 @@ struct EvalCost {
 EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long length,
                         long long sequences, long long tokensPerBatch);
 
-// Throws InvalidArgument when evaluating `length` with `sequences` sequences would exceed
-// kEvalWorkBudget or kEvalMemoryBudget; the message names the length and the budget.
+// Passes an evaluation makes over its sequences at `length`: one, plus one per distance point of
+// a task that reports accuracy against distance (kv-retrieval).
+long long evaluationPasses(const Task& task, long long length);
+
+// Throws InvalidArgument when evaluating `length` with `sequences` sequences (passes included)
+// would exceed kEvalWorkBudget or kEvalMemoryBudget; the message names the length and the budget.
 void checkEvaluationFits(const TrainConfig& config, long long vocab, long long length,
                          long long sequences);
+
+// The whole evaluation: every length of `lengths` with `sequences` sequences each (and the passes
+// of `task`), summed against the work budget after each length has passed checkEvaluationFits.
+// Throws InvalidArgument naming the lengths, the sequences, the estimate and the budget.
+void checkEvaluationTotalFits(const TrainConfig& config, const Task& task,
+                              const std::vector<long long>& lengths, long long sequences);
 
 // A training step at length T materialises, per layer, the (B, H, T, T) attention scores and
 // their softmax, kept for the backward pass with their gradient, plus the activations, the

@@ -57,12 +57,6 @@ struct TaskFieldPaths {
   }
 };
 
-// Passes an evaluation makes over its sequences at length L (one, plus one per distance point of
-// kv-retrieval), as Trainer::evaluate counts them.
-long long evaluationPasses(const Task& task, long long length) {
-  return 1 + static_cast<long long>(task.accuracyDistances(length).size());
-}
-
 void checkLengthRange(const Task& task, long long length, const JsonPath& at,
                       const std::string& what) {
   if (length < task.minLength() || length > task.maxLength())
@@ -137,6 +131,8 @@ void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
                           evaluationPasses(*task, lengths[i]) * cfg.run.evalSequences);
     });
   }
+  atField(paths.config.key("run").key("eval_sequences"),
+          [&] { checkEvaluationTotalFits(cfg, *task, lengths, cfg.run.evalSequences); });
 }
 
 // One family with its parameters (spec.family_params over config.model.family_params).

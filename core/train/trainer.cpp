@@ -36,11 +36,6 @@ uint64_t evaluationStream(const RunConfig& run, long long length) {
   return kEvalStream + static_cast<uint64_t>(length) + (run.evalData << 32);
 }
 
-// Passes over `sequences` sequences an evaluation at length L makes: one, plus one per distance
-// point of a task that reports accuracy against distance (kv-retrieval).
-long long evaluationPasses(const Task& task, long long length) {
-  return 1 + static_cast<long long>(task.accuracyDistances(length).size());
-}
 // A CUDA device of this machine: under a distributed launch the one of this process's local rank
 // (one process per GPU), else the first.
 torch::Device thisProcessCudaDevice() {
@@ -148,6 +143,7 @@ void Trainer::State::build() {
   for (long long L : cfg.run.evalLengths)
     checkEvaluationFits(cfg, task->vocabSize(), L,
                         evaluationPasses(*task, L) * cfg.run.evalSequences);
+  checkEvaluationTotalFits(cfg, *task, cfg.run.evalLengths, cfg.run.evalSequences);
   if (cfg.model.answerLogits < 0) cfg.model.answerLogits = task->answerTokenCount();
   if (cfg.model.answerLogits > 0 &&
       (task->answerTokenCount() == 0 || cfg.model.answerLogits < task->answerTokenCount()))
@@ -351,6 +347,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
   const long long total = sequences > 0 ? sequences : s.cfg.run.evalSequences;
   for (long long L : lengths)
     checkEvaluationFits(s.cfg, s.task->vocabSize(), L, evaluationPasses(*s.evalTask, L) * total);
+  checkEvaluationTotalFits(s.cfg, *s.evalTask, lengths, total);
   torch::NoGradGuard noGrad;
   s.model->eval();
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);

@@ -40,7 +40,9 @@
 #  s4 compare --checkpoints FILE checked first: test_cli.sh checkpoints-file
 #  s5 each message: here, section 5 below; test_sessions row "s5 top-level array"
 # Issue 34 (docs/LIMITS.md), the block at the end: p3 thread variables (threads-*), p1 work
-#  budgets of task-kernel, train/eval evaluation, response, pope-usage, norms, kernel, attention,
+#  budgets of task-kernel, train/eval evaluation (eval-200000, eval-sequences-1e6,
+#  eval-lengths-together, train-eval-*, eval-checkpoint-sequences-1e6: the whole evaluation,
+#  every token counted), response, pope-usage, norms, kernel, attention,
 #  probe and --budget (refused10 cases), p0 the run-directory
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
 #  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
@@ -261,8 +263,8 @@ threads_in_json threads-json-most "$most" POSLAB_THREADS="$most"
 
 # A tiny kernel-lm run: the checkpoint of the response, pope-usage and eval cases, and the run
 # directory of the lock and resume cases (d_model 16, 1 layer: about 3,400 parameters).
-model=(--task kernel-lm --family rope --batch 2 --train-length 8 --d-model 16 --heads 2
-       --layers 1 --eval-sequences 2)
+arch=(--task kernel-lm --family rope --batch 2 --train-length 8 --d-model 16 --heads 2 --layers 1)
+model=("${arch[@]}" --eval-sequences 2)
 small=("${model[@]}" --eval-lengths 8)
 timeout 120 "$cli" train "${small[@]}" --steps 1 --out "$tmp/small" > /dev/null 2>&1 ||
   fail "the small run did not train"
@@ -279,13 +281,27 @@ refused10 task-kernel-length-huge "--length" \
   "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 99999999999999999999
 refused10 task-kernel-train-length "--train-length 1000000000000 needs about .* multiply-adds, over the budget of" \
   "$cli" task-kernel --task kernel-lm --kernel mixed_raw --length 64 --train-length 1000000000000
-refused10 train-eval-200000 "evaluation at length 200000 .*forward pass needs about .* over the budget" \
+refused10 train-eval-200000 "evaluation at length 200000 .*needs about .* over the budget" \
   "$cli" train "${model[@]}" --steps 1 --eval-lengths 200000 --out "$tmp/e200k"
 [ ! -e "$tmp/e200k/checkpoint.pt" ] && ok || fail "a refused evaluation length trained"
 refused10 train-eval-353553 "evaluation at length 353553" \
   "$cli" train "${model[@]}" --steps 1 --eval-lengths 353553 --out "$tmp/e353k"
-refused10 eval-200000 "evaluation at length 200000 with 1 sequences.* over the budget" \
+refused10 eval-200000 "--lengths 200000 --eval-sequences 1: evaluation at length 200000 with 1 sequences.* over the budget of .*--budget [0-9]" \
   "$cli" eval --checkpoint "$ck" --lengths 200000 --eval-sequences 1
+# The whole evaluation is counted: every token's cost besides attention (a million sequences of
+# 64 tokens), and lengths that fit one by one but not together.
+refused10 eval-sequences-1e6 "--lengths 64 --eval-sequences 1000000: evaluation at length 64 with 1000000 sequences needs about .* over the budget" \
+  "$cli" eval --checkpoint "$ck" --lengths 64 --eval-sequences 1000000
+refused10 eval-lengths-together "--lengths 64,64,64 --eval-sequences 500000: evaluation at lengths 64, 64 and 64 with 500000 sequences each needs about" \
+  "$cli" eval --checkpoint "$ck" --lengths 64,64,64 --eval-sequences 500000
+refused10 train-eval-sequences-1e6 "field 'run.eval_lengths\[0\]': evaluation at length 64 with 1000000 sequences needs about" \
+  "$cli" train "${arch[@]}" --steps 1 --eval-lengths 64 --eval-sequences 1000000 --out "$tmp/e1m"
+# A checkpoint whose config asks for a million sequences (trained under --budget 100, stopped before
+# its evaluation): eval refuses it naming the checkpoint and the field.
+timeout 60 "$cli" --budget 100 train "${arch[@]}" --eval-lengths 64 --eval-sequences 1000000 \
+  --eval-every 0 --steps 2 --stop-after 1 --out "$tmp/m1" > /dev/null 2>&1 || fail "could not train the million-sequence run"
+refused10 eval-checkpoint-sequences-1e6 "checkpoint '$tmp/m1/checkpoint.pt': field 'config.run.eval_lengths\[0\]': evaluation at length 64 with 1000000 sequences needs about" \
+  "$cli" eval --checkpoint "$tmp/m1/checkpoint.pt"
 refused10 response-20000 "--length 20000 with --samples 2 and --lags 16 needs about .* over the budget" \
   "$cli" response --checkpoint "$ck" --length 20000 --samples 2 --lags 16
 refused10 response-100000 "--length 100000 with --samples 16 and --lags 128 needs about" \

@@ -274,7 +274,7 @@ expect_error run-device-word "--device: .*not in {auto,cpu,cuda}" \
 # evaluation is refused by the CPU budget, before any step.
 expect_error run-gpu-preset-device "field 'config.run.device' = \"cuda\": this LibTorch build or machine has no CUDA" \
   "$cli" run --preset kv-retrieval-paper
-expect_error run-gpu-preset-on-cpu "evaluation at length 2048 with 1536 sequences needs about .* over the budget of 2e+12 on a CPU" \
+expect_error run-gpu-preset-on-cpu "evaluation at length 1024 with 1280 sequences needs about .* over the budget of 2e+12 on a CPU" \
   timeout 20 "$cli" run --preset kv-retrieval-paper --device cpu
 # Sector teachers report the final query's attention spread (at most ln 15 over 15 keys) and the
 # teacher's; --eval-data lands in the run's config. Without --kernel the teacher is the PJ-RoPE

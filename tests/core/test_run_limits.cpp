@@ -66,12 +66,41 @@ TEST(RunLimits, EvaluationCostCountsAttentionWork) {
   m.dModel = 64;
   m.heads = 4;
   m.layers = 2;
-  // 1 sequence x 2 layers x 32768^2 x 64 (docs/performance/long_evaluation_and_direct_form.md's
-  // measured case: 15-54 s).
-  EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 32768, 1, 16384).work, 2.0 * 32768.0 * 32768.0 * 64.0);
+  m.mlpRatio = 4;
+  // 1 sequence x 32768 tokens, each: per layer its 32768 keys' products (64 multiply-adds) and
+  // the projections and the MLP, (4 + 2 x 4) 64^2; the output head (V = 2) 2 x 64; 5e4 for
+  // sampling and the loss (docs/performance/long_evaluation_and_direct_form.md's measured case:
+  // 15-54 s).
+  const double T = 32768;
+  const double perToken = 2 * (T * 64 + 12 * 64 * 64) + 2 * 64 + 5e4;
+  EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 32768, 1, 16384).work, T * perToken);
   // Scores (B=4, H=4, T=4096, 1024 keys) + logits (V=2) + 8 C activations, float32.
   EXPECT_DOUBLE_EQ(evaluationCost(m, 2, 4096, 64, 16384).bytes,
                    4.0 * 4096 * (4 * 1024 + 2 + 8 * 64) * 4);
+}
+
+// Short sequences cost what every token costs besides its attention: a million evaluation
+// sequences of a 3,400-parameter model at T = 64 (an hour of CPU) are refused, and so is an
+// evaluation whose lengths fit one by one but not together.
+TEST(RunLimits, TheWholeEvaluationIsCounted) {
+  TrainConfig c = tiny();
+  c.run.evalLengths = {64};
+  c.run.evalSequences = 1000000;
+  std::string e = errorOf(c);
+  EXPECT_NE(e.find("evaluation at length 64 with 1000000 sequences needs about"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--budget"), std::string::npos) << e;
+  // 5e5 sequences at 64 tokens: 3.2e7 tokens of about 5.4e4 each (5e4, the MLP and projections
+  // 12 x 16^2, the products 64 x 16), 1.7e12, under 2e12 alone.
+  c.run.evalSequences = 500000;
+  EXPECT_EQ(errorOf(c), "");
+  c.run.evalLengths = {64, 64};
+  e = errorOf(c);
+  EXPECT_NE(e.find("evaluation at lengths 64 and 64 with 500000 sequences each needs about"),
+            std::string::npos)
+      << e;
+  Trainer t(tiny());
+  EXPECT_THROW(t.evaluate({64, 64, 64}, 500000), InvalidArgument);
 }
 
 // The work budget follows the device: 2e12 multiply-adds on a CPU, 5e14 on a CUDA device, so the
@@ -83,7 +112,8 @@ TEST(RunLimits, TheEvaluationBudgetFollowsTheDevice) {
   TrainConfig c = tiny();
   c.model.dModel = 256;
   c.model.layers = 4;
-  // 256 sequences x 4 layers x 4096^2 x 256: 4.4e12, between the two budgets.
+  // 256 sequences x 4096 tokens x (4 layers x (4096 x 256 + 12 x 256^2) + ...): 7.7e12, between
+  // the two budgets.
   const long long length = 4096, sequences = 256;
   ASSERT_GT(evaluationCost(c.model, 2, length, sequences, 16384).work, 2e12);
   ASSERT_LT(evaluationCost(c.model, 2, length, sequences, 16384).work, 5e14);
