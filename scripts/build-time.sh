@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # How long PosLab takes to build on this machine, from a clean build folder (build-time/):
-#   1. run.sh's build (the application and the CLI, POSLAB_TARGETS="poslab poslab-cli");
+#   1. run.sh's build without a display (the CLI, POSLAB_TARGETS="poslab-cli"), then what run.sh
+#      adds with a display (the application, poslab): the sum of the two is run.sh's build there;
 #   2. test.sh's build after it (everything else: tests, benchmarks, fuzz harnesses);
 #   3. the ten slowest translation units (from the build's own .ninja_log);
 #   4. the rebuild after touching one family's file (core/encodings/jordan_blocks.cpp) and one
@@ -43,8 +44,11 @@ rm -rf "$dir"
 timed "configure (CMake)" cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPOSLAB_BUILD_TESTS=ON "$@"
 run_targets=(poslab-cli)
-ninja -C "$dir" -t query poslab > /dev/null 2>&1 && run_targets+=(poslab)
-timed "run.sh's build (${run_targets[*]})" cmake --build "$dir" -j "$jobs" --target "${run_targets[@]}"
+timed "run.sh's build without a display (poslab-cli)" cmake --build "$dir" -j "$jobs" --target poslab-cli
+if ninja -C "$dir" -t query poslab > /dev/null 2>&1; then
+  run_targets+=(poslab)
+  timed "  with a display, the application too (poslab)" cmake --build "$dir" -j "$jobs" --target poslab
+fi
 timed "test.sh's build after it (everything else)" cmake --build "$dir" -j "$jobs"
 echo "build-time: $(awk 'NR > 1 && $4 ~ /\.o$/' "$dir/.ninja_log" | wc -l) translation units; the ten slowest" \
   "(seconds, from $dir/.ninja_log, at -j$jobs):"

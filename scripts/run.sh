@@ -4,12 +4,18 @@
 # short training comparison, written into out/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Only the application and the CLI (and the libraries they link): test.sh builds the rest.
-POSLAB_TARGETS="poslab poslab-cli" ./scripts/setup.sh "$@"
+# Only what it runs (and the libraries that links): with a display the application and the CLI;
+# without one (a server, CI) the CLI alone, since the headless demo below needs nothing else and
+# the GUI's ~70 files would only delay its first line. test.sh builds the rest in the same folder.
+has_display=0
+[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && has_display=1
+targets="poslab-cli"
+((has_display)) && targets="poslab poslab-cli"
+POSLAB_TARGETS="$targets" ./scripts/setup.sh "$@"
 source scripts/libtorch.sh  # POSLAB_LIBTORCH=pip: the build in build-pip/
 
-# With a display, the desktop application; without one (a server, CI), the headless demo below.
-if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$POSLAB_BUILD_DIR/app/poslab" ]; then
+# With a display, the desktop application; without one, the headless demo below.
+if ((has_display)) && [ -x "$POSLAB_BUILD_DIR/app/poslab" ]; then
   exec "$POSLAB_BUILD_DIR/app/poslab"
 fi
 echo "No display: running the headless demo (the desktop application needs DISPLAY)."
