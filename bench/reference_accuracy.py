@@ -19,6 +19,14 @@ them by a typing slip.
       reference's and PosLab's value at each seed, the means, their difference and Welch's
       two-sample t-test of it (unequal variances; not paired, since the two sides draw different
       random data at the same seed, so seed i of one side has no partner on the other).
+  phaseb REFERENCE_SUMMARY POSLAB_JSON...
+      Prints the Phase B table (RESULTS amendment 11 item 3): per target, each side's mean gates
+      over its seeds, each seed's largest gate and top order, and the two readings: the claim
+      "the gates move to the teacher's sector" holds on a side when the expected sector (the
+      reference's preferred_sector map) has the largest mean gate and the largest gate in every
+      seed; the sides agree on a target when they read the same sector and top order in every
+      seed they share. REFERENCE_SUMMARY is experiments/adaptive_spectrum_sweep.py's summary.json;
+      each POSLAB_JSON is one seed's `poslab-cli diagnose --target all --json`.
 """
 
 import csv
@@ -172,6 +180,78 @@ def read_klm_reference(path):
     return out
 
 
+# The sector each Phase B target's gates should move to: synthetic_query_lm.py's preferred_sector
+# with the attention teacher (the diagnostic fits kernels, not signed teachers); the diagnostic
+# calls the affine target "linear".
+PHASE_B_SECTOR = {"phase": "fj", "linear": "affine", "first_jet": "fj", "second_jet": "fj",
+                  "third_jet": "fj", "recency_weak_jet": "affine", "lc_core": "lc",
+                  "lc_affine": "lc"}
+SECTORS = ("fj", "affine", "lc")
+
+
+def phase_b_reference_rows(path):
+    """{seed: {target: (gates fj/affine/lc, top order)}} of the sweep's summary.json."""
+    with open(path) as f:
+        rows = json.load(f)["rows"]
+    out = {}
+    for row in rows:
+        gates = tuple(float(row[f"gate_{s}"]) for s in SECTORS)
+        out.setdefault(int(row["seed"]), {})[row["target"]] = (gates, int(row["top_order"]))
+    return out
+
+
+def phase_b_poslab_rows(paths):
+    out = {}
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        seed = int(doc["config"]["seed"])
+        if seed in out:
+            raise SystemExit(f"reference_accuracy: {path}: seed {seed} is given twice")
+        out[seed] = {r["target"]: (tuple(float(r["gates"][s]) for s in SECTORS),
+                                   int(r["top_order"])) for r in doc["results"]}
+    return out
+
+
+def phase_b_side(per_seed, target):
+    """Mean gates, per-seed (top sector, top order) and whether the claim holds, or None."""
+    seeds = sorted(s for s in per_seed if target in per_seed[s])
+    if not seeds:
+        return None
+    runs = [per_seed[s][target] for s in seeds]
+    mean = [sum(g[i] for g, _ in runs) / len(runs) for i in range(3)]
+    tops = {s: (SECTORS[max(range(3), key=g.__getitem__)], order)
+            for s, (g, order) in zip(seeds, runs)}
+    expected = PHASE_B_SECTOR[target]
+    holds = (SECTORS[max(range(3), key=mean.__getitem__)] == expected and
+             all(sector == expected for sector, _ in tops.values()))
+    return mean, tops, holds
+
+
+def phase_b(reference_summary, poslab_paths):
+    ref = phase_b_reference_rows(reference_summary)
+    pl = phase_b_poslab_rows(poslab_paths)
+    targets = [t for t in PHASE_B_SECTOR if any(t in v for v in list(ref.values()) +
+                                                 list(pl.values()))]
+    print(f"reference seeds {','.join(map(str, sorted(ref)))}; PosLab seeds "
+          f"{','.join(map(str, sorted(pl)))}\n")
+    print("| target | expected | reference gates fj/a/lc (mean) | reference top per seed | "
+          "PosLab gates fj/a/lc (mean) | PosLab top per seed | claim (ref / PosLab) | agree |")
+    print("|---|---|---|---|---|---|---|---|")
+    word = {True: "holds", False: "no", None: "-"}
+    for target in targets:
+        a, b = phase_b_side(ref, target), phase_b_side(pl, target)
+        gates = lambda side: "/".join(f"{g:.3f}" for g in side[0]) if side else "-"
+        tops = lambda side: ", ".join(f"s{s} {sec.upper() if sec != 'affine' else sec} r{o}"
+                                      for s, (sec, o) in side[1].items()) if side else "-"
+        shared = sorted(set(a[1]) & set(b[1])) if a and b else []
+        agree = ("-" if not shared else
+                 "yes" if all(a[1][s] == b[1][s] for s in shared) else "no")
+        print(f"| {target} | {PHASE_B_SECTOR[target]} | {gates(a)} | {tops(a)} | {gates(b)} | "
+              f"{tops(b)} | {word[a[2] if a else None]} / {word[b[2] if b else None]} | "
+              f"{agree} |")
+
+
 def metric_order(name):
     kind, _, length = name.partition("@")
     return (0 if length else 1, int(length) if length else 0, kind)
@@ -233,8 +313,11 @@ def main():
                    [int(n) for n in rest[4].split(",")], int(rest[5]), rest[6], rest[7])
     elif mode == "table" and len(rest) == 1:
         table(rest[0])
+    elif mode == "phaseb" and len(rest) >= 2:
+        phase_b(rest[0], rest[1:])
     else:
-        raise SystemExit("usage: reference_accuracy.py pj|klm|table ... (see its docstring)")
+        raise SystemExit("usage: reference_accuracy.py pj|klm|table|phaseb ... "
+                         "(see its docstring)")
 
 
 if __name__ == "__main__":

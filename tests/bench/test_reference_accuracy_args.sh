@@ -93,5 +93,49 @@ assert welch([1.0], [2.0, 3.0]) is None
 assert welch([1.0, 1.0], [1.0, 1.0])[2] == 1.0
 PY
 
+# phaseb on hand-made inputs: two seeds a side, two targets. Expected by hand: first_jet's
+# reference mean gates (0.8 + 0.4) / 2 = 0.600, (0.1 + 0.5) / 2 = 0.300, 0.100 lead with FJ, but
+# seed 1's largest gate is affine, so the claim does not hold there; PosLab's FJ leads in both
+# seeds (mean 0.800/0.125/0.075): holds; seed 1 differs between the sides: not agreed. lc_core: LC
+# leads everywhere with order 0 on both sides: holds / holds, agreed. A seed given twice is refused.
+if /usr/bin/python3 - "$tmp/repo/bench" "$tmp" <<'PY'; then echo "ok   phaseb"; else echo "FAIL phaseb"; failures=$((failures + 1)); fi
+import contextlib, io, json, os, sys
+sys.path.insert(0, sys.argv[1])
+from reference_accuracy import phase_b
+tmp = sys.argv[2]
+def ref_row(seed, target, g, top):
+    return {"seed": seed, "target": target, "gate_fj": g[0], "gate_affine": g[1], "gate_lc": g[2],
+            "top_order": top}
+with open(os.path.join(tmp, "summary.json"), "w") as f:
+    json.dump({"rows": [ref_row(0, "first_jet", (0.8, 0.1, 0.1), 1),
+                        ref_row(0, "lc_core", (0.1, 0.1, 0.8), 0),
+                        ref_row(1, "first_jet", (0.4, 0.5, 0.1), 1),
+                        ref_row(1, "lc_core", (0.2, 0.1, 0.7), 0)]}, f)
+def poslab(seed, rows):
+    path = os.path.join(tmp, f"p{seed}.json")
+    with open(path, "w") as f:
+        json.dump({"config": {"seed": seed}, "results": [
+            {"target": t, "gates": {"fj": g[0], "affine": g[1], "lc": g[2]}, "top_order": o}
+            for t, g, o in rows]}, f)
+    return path
+p0 = poslab(0, [("first_jet", (0.7, 0.2, 0.1), 1), ("lc_core", (0.1, 0.2, 0.7), 0)])
+p1 = poslab(1, [("first_jet", (0.9, 0.05, 0.05), 1), ("lc_core", (0.1, 0.1, 0.8), 0)])
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    phase_b(os.path.join(tmp, "summary.json"), [p0, p1])
+lines = {l.split("|")[1].strip(): [c.strip() for c in l.split("|")[1:-1]]
+         for l in buf.getvalue().splitlines() if l.startswith("| first_jet") or l.startswith("| lc_core")}
+fj, lc = lines["first_jet"], lines["lc_core"]
+assert fj[1] == "fj" and fj[2] == "0.600/0.300/0.100" and fj[3] == "s0 FJ r1, s1 affine r1", fj
+assert fj[4] == "0.800/0.125/0.075" and fj[6] == "no / holds" and fj[7] == "no", fj
+assert lc[1] == "lc" and lc[2] == "0.150/0.100/0.750" and lc[6] == "holds / holds", lc
+assert lc[7] == "yes", lc
+try:
+    phase_b(os.path.join(tmp, "summary.json"), [p0, p0])
+    raise AssertionError("a seed given twice was accepted")
+except SystemExit as e:
+    assert "seed 0 is given twice" in str(e), e
+PY
+
 [[ $failures -eq 0 ]] || { echo "$failures case(s) failed"; exit 1; }
 echo "all cases passed"
