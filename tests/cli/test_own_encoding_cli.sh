@@ -21,7 +21,7 @@ mkdir -p "$tmp/user" "$tmp/another-machine"
 module="$tmp/user/my_encoding.pt"
 run_ok write-module /usr/bin/python3 "$script" "$module"
 fam="file:$module"
-small=(--train-length 12 --batch 4 --d-model 16 --heads 2 --layers 1 --eval-lengths 12,15
+small=(--train-length 24 --batch 4 --d-model 16 --heads 2 --layers 1 --eval-lengths 24,30
        --eval-sequences 4 --eval-every 0)
 
 # Its kernel at speed 2 (the slider's counterpart): K(d) = mean_c cos(2 θ_c d), θ_c = 10000^(−2c/D)
@@ -47,7 +47,7 @@ mv "$tmp/user/run" "$tmp/user/compare" "$tmp/another-machine/"
 rm "$module"
 cd "$tmp/another-machine"
 check_refused file-is-gone -F "$module" "$cli" kernel --family "$fam" && ok
-run_ok eval "$cli" eval --checkpoint run/checkpoint.pt --lengths 12,15 --eval-sequences 4 --json
+run_ok eval "$cli" eval --checkpoint run/checkpoint.pt --lengths 24,30 --eval-sequences 4 --json
 cp "$tmp/out" "$tmp/e.json"
 json_has eval-without-file "$tmp/e.json" "len(d['eval']) == 2 and all(math.isfinite(e['loss']) for e in d['eval'])"
 run_ok resume "$cli" train --resume --out run --json
@@ -58,7 +58,7 @@ compared=$(ls compare/*.pt | head -1)
 ls compare/ > "$tmp/ls"
 grep -q "my_encoding\|file" "$tmp/ls" && ok || fail "no checkpoint of the loaded family among: $(cat "$tmp/ls")"
 for c in compare/*.pt; do
-  run_ok "eval-$(basename "$c")" "$cli" eval --checkpoint "$c" --lengths 12 --eval-sequences 4 --json
+  run_ok "eval-$(basename "$c")" "$cli" eval --checkpoint "$c" --lengths 24 --eval-sequences 4 --json
 done
 
 finish "own encoding from the command line"

@@ -137,7 +137,7 @@ class TestOwnEncodingWalkthrough : public QObject {
     shell.actions().loadEncoding->trigger();
     QMessageBox* notice = nullptr;
     QTRY_VERIFY(notice = visibleNotice(w));
-    shoot(w, "walkthrough-1-notice.png");
+    shoot(*notice, "walkthrough-1-notice.png");
     // The file dialog that follows is a modal native-style dialog this test cannot drive
     // reliably offscreen: the notice is declined and the file loaded as the menu's command does
     // with the chosen path (EncodingLoader::load).
@@ -254,7 +254,7 @@ class TestOwnEncodingWalkthrough : public QObject {
     start.continueInWindow();
     QMessageBox* notice = nullptr;
     QTRY_VERIFY(notice = visibleNotice(w));
-    shoot(w, "walkthrough-4-reopen-notice.png");
+    shoot(*notice, "walkthrough-4-reopen-notice.png");
     agree(notice);
     QVERIFY(!start.isFinished());  // the module is checked off the UI thread
     QVERIFY(finished.wait(kWaitMs));
