@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "app_shell.h"
+#include "command_line_start.h"
 #include "error_report.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/parameter_panel.h"
@@ -267,28 +268,30 @@ int main(int argc, char** argv) {
   poslab::ui::AppShell shell;
   poslab::ui::MainWindow& window = shell.window();
   shell.sessions()->persistLayout();
-  if (parser.isSet(session)) {
-    QString error;
-    if (!shell.sessions()->loadFile(parser.value(session), &error)) return fail(error);
-  }
-  QString presetNote;
-  if (parser.isSet(preset)) {
-    QString error;
-    if (!shell.loadPreset(parser.value(preset), &error, &presetNote)) return fail(error);
-  }
-  if (parser.isSet(family) && !window.parameters()->setFamily(parser.value(family).toStdString()))
-    return fail("unknown family '" + parser.value(family) + "'");
-  for (const auto& [name, value] : sets)
-    if (!window.parameters()->setValue(name.toStdString(), value))
-      return fail("the family has no parameter '" + name + "'");
+  // What the command line asks for, in order; what loads TorchScript modules or trained models
+  // goes through the window's gate once the window is shown (command_line_start.h).
+  poslab::ui::CommandLineRequest request;
+  request.session = parser.value(session);
+  request.preset = parser.value(preset);
+  if (parser.isSet(preset) && request.preset.isEmpty()) return fail("--preset needs a name");
+  request.family = parser.value(family);
+  request.sets = sets;
   if (parser.isSet(view) || (!parser.isSet(session) && !parser.isSet(preset)))
-    window.showView(*chosenView);
-  if (!lessonPath.isEmpty()) {
+    request.view = *chosenView;
+  request.lesson = lessonPath;
+  request.lessonStep = stepNumber - 1;
+  request.presentation = parser.isSet(presentation);
+  poslab::ui::CommandLineStart start(shell, request);
+  {
     QString error;
-    if (!shell.lessons()->openFile(lessonPath, &error, stepNumber - 1)) return fail(error);
-    window.lessonDock()->show();
+    if (!start.startNow(&error)) return fail(error);
   }
-  if (parser.isSet(presentation)) shell.presentation()->enter();
+  QObject::connect(&start, &poslab::ui::CommandLineStart::finished, &window,
+                   [](bool ok, const QString& error) {
+                     // Also shown in the window; said here for whoever started it from a shell.
+                     if (!ok && !error.isEmpty())
+                       QTextStream(stderr) << "poslab: error: " << error << Qt::endl;
+                   });
   window.show();
   QString quitText = parser.value(quitAfter);
   if (quitText.isEmpty()) quitText = qEnvironmentVariable("POSLAB_QUIT_AFTER");
@@ -299,10 +302,7 @@ int main(int argc, char** argv) {
       return fail("--quit-after '" + quitText + "' is not a number of seconds");
     scheduleQuitAfterFirstDraw(shell, static_cast<int>(seconds * 1000));
   }
-  if (parser.isSet(preset)) {
-    window.trainingPanel()->play();
-    showStatus(&window, presetNote, /*ms=*/15000);
-  }
+  start.continueInWindow();  // a preset plays once it is loaded
   // A first start offers the lessons, unless the command line already chose what to show or
   // the run is a timed check (--quit-after).
   if (quitText.isEmpty() && lessonPath.isEmpty() && !parser.isSet(session) && !parser.isSet(preset))

@@ -25,7 +25,7 @@ LAYERS = [
     ["menus/"],                                  # the menu bar and what its entries do
     ["main_window"],                             # widgets and layout
     ["app_shell"],                               # the composition root
-    ["screenshot"],                              # builds one shell and shoots it
+    ["screenshot", "command_line_start"],        # build on one shell: shoot it, or start it
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -61,6 +61,7 @@ AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
   familyGate_ = new FamilyFileGate(w, w);
   sessions_ = new SessionController(w, sessionParts(), actions_.recent, w->keptSplitters());
   sessions_->setFamilyGate(familyGate_);
+  lessons_->setFamilyGate(familyGate_);
   commands_ = new WindowCommands(w, w, w->explorerWidgets(), training);
   encodings_ = new EncodingLoader(w, w->parameters(), familyGate_, w);
   presentation_ =
@@ -83,19 +84,22 @@ bool AppShell::loadPreset(const QString& nameOrPath, QString* error, QString* no
   return loadPresetIntoTraining(window_->trainingPanel(), window_.get(), nameOrPath, error, note);
 }
 
-void AppShell::loadPresetInBackground(const QString& nameOrPath) {
+void AppShell::loadPresetInBackground(const QString& nameOrPath,
+                                      std::function<void(bool, const QString&)> done) {
   MainWindow* w = window_.get();
-  auto refuse = [w](const QString& error) {
+  auto refuse = [w, done](const QString& error) {
     if (!error.isEmpty())
       showError(w, {QObject::tr("Cannot load preset"), error}, QStringLiteral("presetError"));
+    if (done) done(false, error.section('\n', 0, 0));
   };
   familyGate_->load(
       presetFamilyNeeds(nameOrPath), QObject::tr("preset '%1'").arg(nameOrPath),
-      [this, w, nameOrPath, refuse] {
+      [this, w, nameOrPath, refuse, done] {
         QString error, note;
         if (!loadPreset(nameOrPath, &error, &note)) return refuse(error);
         w->trainingPanel()->play();
         showStatus(w, note, kNoteMs);
+        if (done) done(true, {});
       },
       refuse);
 }

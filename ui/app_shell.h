@@ -12,6 +12,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 #include "menus/menu_bar.h"
@@ -61,7 +62,10 @@ class AppShell {
   bool loadPreset(const QString& nameOrPath, QString* error, QString* note);
   // The Presets menu's command: loadPreset once the preset's modules have loaded through the
   // gate, then Play; a problem in an error box (object name "presetError"), nothing changed.
-  void loadPresetInBackground(const QString& nameOrPath);
+  // `done` (optional) hears whether it loaded, else the problem's first line (empty: the user
+  // declined the notice).
+  void loadPresetInBackground(const QString& nameOrPath,
+                              std::function<void(bool ok, const QString& error)> done = {});
   // Training > Train from Here: the training tab set to the explorer's family, its values as the
   // run's family parameters, and shown; the runs start at Play. False with *error (nothing
   // changed) when the training tab refuses the setup.

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "analysis/final_query_attention.h"
+#include "encodings/torchscript_family.h"
 #include "tasks/task.h"
 #include "train/run_checkpoint.h"
 #include "train/trainer.h"
@@ -100,9 +101,17 @@ RunEnd trainRun(const PlannedRun& p, RunResult& r,
   r.tokensPerSecond = tokens / std::max(r.seconds - resumed.seconds, 1e-9);
   if (!checkpointDir.empty()) {
     std::filesystem::create_directories(checkpointDir);
-    trainer.saveCheckpoint(checkpointDir + "/" + r.family +
-                           (r.variant.empty() ? "" : "-" + r.variant) + "-seed" +
-                           std::to_string(r.seed) + ".pt");
+    // A family loaded from a file (file:PATH) is named by the file's base name: its id holds
+    // slashes, which would name folders that do not exist.
+    const std::string name =
+        isFileFamilyId(r.family)
+            ? "file-" +
+                  std::filesystem::path(r.family.substr(std::string(kFileFamilyPrefix).size()))
+                      .stem()
+                      .string()
+            : r.family;
+    trainer.saveCheckpoint(checkpointDir + "/" + name + (r.variant.empty() ? "" : "-" + r.variant) +
+                           "-seed" + std::to_string(r.seed) + ".pt");
   }
   return RunEnd::Ended;
 }

@@ -351,6 +351,8 @@ class TestFamilyFileGate : public QObject {
     answer(notice, /*agree=*/true);
     QVERIFY(settled.wait(kWaitMs));
     QVERIFY2(settled.at(0).at(0).toBool(), qPrintable(settled.at(0).at(1).toString()));
+    // Then the checkpoints' weights are read, off the UI thread too, before the session applies.
+    QTRY_VERIFY_WITH_TIMEOUT(!shell->sessions()->isOpening(), kWaitMs);
     QVERIFY2(shell->sessions()->lastError().isEmpty(), qPrintable(shell->sessions()->lastError()));
     QCOMPARE(shell->window().trainingPanel()->runCount(), 2);
     shell->window().trainingPanel()->pause();

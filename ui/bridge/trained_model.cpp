@@ -1,7 +1,12 @@
 // Bridge TU: includes the trainer (and with it ATen).
 #include "bridge/trained_model.h"
 
+#include <QCoreApplication>
 #include <QObject>
+#include <QPointer>
+#include <QThread>
+
+#include <exception>
 
 #include <c10/util/Exception.h>
 #include <nlohmann/json.hpp>
@@ -35,6 +40,42 @@ std::unique_ptr<TrainedModel> TrainedModel::load(const std::string& path) {
 
 std::unique_ptr<poslab::Trainer> TrainedModel::release() {
   return std::move(trainer_);
+}
+
+std::unique_ptr<TrainedModel> TrainedModel::takeFrom(TrainedModel& from) {
+  std::unique_ptr<TrainedModel> m(new TrainedModel);
+  m->path_ = from.path_;
+  m->step_ = from.step_;
+  m->config_ = from.config_;
+  m->trainer_ = from.release();
+  return m;
+}
+
+void loadTrainedModelsAsync(const QStringList& paths, QObject* context,
+                            std::function<void(const LoadedModels&)> done) {
+  QPointer<QObject> alive(context);
+  QThread* thread = QThread::create([paths, alive, done] {
+    LoadedModels result;
+    for (const QString& path : paths) {
+      try {
+        result.models.push_back(TrainedModel::load(path.toStdString()));
+      } catch (const std::exception& e) {
+        result.models.clear();
+        result.error = QString::fromUtf8(e.what());  // names the file
+        break;
+      }
+    }
+    // Back on the UI thread, where `alive` is checked without a race.
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(),
+        [alive, done, result] {
+          if (alive) done(result);
+        },
+        Qt::QueuedConnection);
+  });
+  thread->setObjectName("checkpoint-loader");
+  QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+  thread->start();
 }
 
 namespace {

@@ -5,11 +5,16 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "train/train_config.h"  // plain data, no torch
+
+class QObject;
 
 namespace poslab {
 class Trainer;
@@ -33,6 +38,9 @@ class TrainedModel {
   const poslab::TrainConfig& config() const { return config_; }
   // Hands the trainer over (TrainingRun's checkpoint constructor); null afterwards.
   std::unique_ptr<poslab::Trainer> release();
+  // A model of its own with everything `from` holds (a model loaded by loadTrainedModelsAsync,
+  // shared while it crossed threads); `from` is left without a trainer.
+  static std::unique_ptr<TrainedModel> takeFrom(TrainedModel& from);
 
  private:
   TrainedModel() = default;
@@ -41,6 +49,19 @@ class TrainedModel {
   poslab::TrainConfig config_;
   std::unique_ptr<poslab::Trainer> trainer_;
 };
+
+// Checkpoints loaded off the UI thread (loadTrainedModelsAsync): each file's model, in the order
+// asked, or the first file's one-line error (then no model).
+struct LoadedModels {
+  std::vector<std::shared_ptr<TrainedModel>> models;
+  QString error;
+};
+
+// TrainedModel::load of every path on a thread of its own (reading a checkpoint unpickles its
+// weights, and a family file's module in it runs its checks: seconds for a large model), so the
+// window stays responsive; `done` runs on the UI thread, unless `context` is gone by then.
+void loadTrainedModelsAsync(const QStringList& paths, QObject* context,
+                            std::function<void(const LoadedModels&)> done);
 
 // Empty when a run of `expected` (a run spec's config: the session's setup for one family) may
 // continue from a checkpoint trained with `checkpoint`; else the first difference, naming the

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "bridge/loaded_families.h"
+#include "family_names.h"
 #include "math/formula_markup.h"
 #include "math/prose_markup.h"
 
@@ -143,7 +144,7 @@ void ParameterPanel::addLoadedFamily(const std::string& id) {
   } else {
     family_->setItemText(index, title);
   }
-  family_->setItemData(index, QString::fromStdString(f->path), Qt::ToolTipRole);
+  family_->setItemData(index, familyToolTip(id), Qt::ToolTipRole);  // path and content hash
   // The family shown was loaded again: its parameters may differ now.
   if (index == family_->currentIndex()) {
     rebuildRows();

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPointer>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTextBrowser>
@@ -101,10 +102,13 @@ LessonPanel::LessonPanel(LessonPlayer* player, QWidget* parent) : QWidget(parent
 
 void LessonPanel::openChosen(int index) {
   if (index < 1 || index > files_.size()) return;
-  QString error;
-  if (!player_->openFile(files_[index - 1], &error))
-    showError(window(), {tr("Cannot open the lesson"), error}, QStringLiteral("lessonError"));
-  refresh();  // the chooser shows the lesson that is open, whatever was picked
+  // Its modules, if its steps name any, load through the window's gate first; a problem goes to
+  // an error box. The chooser shows the lesson that is open, whatever was picked.
+  QPointer<LessonPanel> self(this);
+  player_->openFileInBackground(files_[index - 1], 0, [self](bool, const QString&) {
+    if (self) self->refresh();
+  });
+  refresh();
 }
 
 void LessonPanel::refresh() {

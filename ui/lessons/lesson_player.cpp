@@ -2,9 +2,12 @@
 
 #include <exception>
 
+#include <QPointer>
+
 #include "error_report.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_step_state.h"
+#include "session/family_file_gate.h"
 
 namespace poslab::ui {
 
@@ -37,6 +40,39 @@ bool LessonPlayer::openFile(const QString& path, QString* error, int step) {
               path);
 }
 
+void LessonPlayer::openFileInBackground(const QString& path, int step, Outcome done) {
+  auto fail = [this, done](const QString& error) {
+    if (!error.isEmpty())
+      showError(window_, {tr("Cannot open the lesson"), error}, QStringLiteral("lessonError"));
+    if (done) done(false, error.section('\n', 0, 0));
+  };
+  poslab::Lesson lesson;
+  try {
+    lesson = poslab::readLessonFile(path.toStdString());
+  } catch (const std::exception& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  const QString source = QString::fromStdString(poslab::lessonSource(path.toStdString()));
+  auto openNow = [this, lesson, source, path, step, fail, done] {
+    QString error;
+    if (!open(lesson, source, &error, step, path)) return fail(error);
+    if (done) done(true, {});
+  };
+  if (!gate_) return openNow();
+  QPointer<LessonPlayer> self(this);
+  gate_->load(
+      lessonFamilyNeeds(lesson), source,
+      [self, openNow] {
+        if (self) openNow();
+      },
+      [self, fail](const QString& error) {
+        if (!self) return;
+        if (error.isEmpty())
+          showStatus(self->window_, tr("The lesson was not opened: its encodings were not loaded"));
+        fail(error);
+      });
+}
+
 bool LessonPlayer::open(const poslab::Lesson& lesson, const QString& source, QString* error,
                         int step, const QString& file) {
   if (step < 0 || step >= static_cast<int>(lesson.steps.size())) {
@@ -44,6 +80,12 @@ bool LessonPlayer::open(const poslab::Lesson& lesson, const QString& source, QSt
                  .arg(source)
                  .arg(lesson.steps.size())
                  .arg(step + 1);
+    return false;
+  }
+  // The modules its steps name, before any step is checked (openFileInBackground loaded them off
+  // the UI thread already; a caller without a gate loads them here).
+  if (const QString problem = loadFamilyNeeds(lessonFamilyNeeds(lesson)); !problem.isEmpty()) {
+    *error = tr("%1: %2").arg(source, problem);
     return false;
   }
   // Every step is checked before the first is shown: a teacher's file with a typo in step 4 is

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 #include "lessons/lesson_step_state.h"
@@ -19,6 +20,8 @@ struct Lesson;
 
 namespace poslab::ui {
 
+class FamilyFileGate;
+
 class LessonPlayer : public QObject {
   Q_OBJECT
  public:
@@ -26,10 +29,23 @@ class LessonPlayer : public QObject {
   LessonPlayer(const LessonTargets& targets, QWidget* window, QObject* parent = nullptr);
   ~LessonPlayer() override;
 
+  // The gate through which the window's commands load the TorchScript modules a lesson's steps
+  // name (session/family_file_gate.h: the notice that loading runs code, once per window; the
+  // modules checked off the UI thread). Without one, open() loads them on the calling thread.
+  void setFamilyGate(FamilyFileGate* gate) { gate_ = gate; }
+
   // Reads FILE strictly (core's readLessonFile), checks every step's state against the window
   // (lesson_step_state.h) and opens it at `step` (0-based). False with *error naming the step and
   // the field (nothing changed) for a file that cannot be read or a step that cannot be shown.
+  // The modules its steps name load on the calling thread (a caller without a user: screenshots,
+  // tests); the window's commands use openFileInBackground.
   bool openFile(const QString& path, QString* error, int step = 0);
+  // Whether it was opened, else the problem's first line (empty: the user declined the notice).
+  using Outcome = std::function<void(bool ok, const QString& error)>;
+  // openFile once every module its steps name has loaded through the gate (lessonFamilyNeeds), so
+  // that no step runs module code on the UI thread; the window stays as it is until then. A
+  // problem goes to an error box (object name "lessonError") and to `done`.
+  void openFileInBackground(const QString& path, int step = 0, Outcome done = {});
   // The same for a lesson already read; `source` names it in messages ("lesson file 'x'"),
   // `file` is where it came from (empty: nowhere).
   bool open(const poslab::Lesson& lesson, const QString& source, QString* error, int step = 0,
@@ -60,6 +76,7 @@ class LessonPlayer : public QObject {
 
   LessonTargets targets_;
   QWidget* window_;
+  FamilyFileGate* gate_ = nullptr;
   std::unique_ptr<poslab::Lesson> lesson_;
   QString source_;
   QString file_;

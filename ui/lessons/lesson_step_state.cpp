@@ -1,7 +1,10 @@
 #include "lessons/lesson_step_state.h"
 
+#include <QDir>
+
 #include <algorithm>
 #include <exception>
+#include <string>
 
 #include "lessons/lesson.h"
 #include "lessons/window_state_check.h"
@@ -54,6 +57,20 @@ json lessonStateUpTo(const poslab::Lesson& lesson, size_t index) {
     }
   }
   return merged;
+}
+
+std::vector<FamilyFileNeed> lessonFamilyNeeds(const poslab::Lesson& lesson) {
+  std::vector<FamilyFileNeed> out;
+  for (size_t k = 0; k < lesson.steps.size(); ++k)
+    for (FamilyFileNeed need : familyFileNeeds(lesson.steps[k].state, QDir())) {
+      if (std::any_of(out.begin(), out.end(),
+                      [&](const FamilyFileNeed& n) { return n.family == need.family; }))
+        continue;
+      need.field = "steps[" + std::to_string(k) + "].state" +
+                   (need.field.empty() ? std::string() : "." + need.field);
+      out.push_back(need);
+    }
+  return out;
 }
 
 int lessonTrainingStep(const poslab::Lesson& lesson, size_t index) {

@@ -14,6 +14,7 @@
 
 #include <functional>
 
+#include "session/session_families.h"
 #include "session/session_state.h"
 
 namespace poslab {
@@ -34,6 +35,11 @@ struct LessonTargets {
 nlohmann::json lessonStateUpTo(const poslab::Lesson& lesson, size_t index);
 // The last step at or before `index` whose state has a training setup; -1 when none has.
 int lessonTrainingStep(const poslab::Lesson& lesson, size_t index);
+
+// The TorchScript modules the lesson's steps name (familyFileNeeds of each step's state; fields
+// named "steps[K].state.explorer.family", K from 0), once each, the first step's first. The player
+// loads them all, through the window's gate, before it checks and shows any step. Runs no module.
+std::vector<FamilyFileNeed> lessonFamilyNeeds(const poslab::Lesson& lesson);
 
 // Empty when step `index` can be shown in `window`, else the problem:
 // "STEPSOURCE, state: field 'explorer.values.gamma' = 7 is outside [0, 1] ...".

@@ -83,19 +83,69 @@ bool SessionController::openFile(const QString& path) {
   return true;
 }
 
-void SessionController::openInBackground(const QString& path) {
+void SessionController::openInBackground(const QString& path, Outcome done) {
+  auto finish = [done](bool ok, const QString& error) {
+    if (done) done(ok, error.section('\n', 0, 0));
+  };
   if (!gate_) {
-    openFile(path);
-    return;
+    const bool ok = openFile(path);
+    return finish(ok, ok ? QString() : lastError_);
   }
+  const std::vector<FamilyFileNeed> needs = sessionFileNeeds(path);
+  if (opening_ || (gate_->busy() && !notLoaded(needs).empty())) {
+    const QString note = tr("Still opening a session or loading encodings: try again when done");
+    showMessage(note);
+    return finish(false, note);
+  }
+  opening_ = true;
+  QPointer<SessionController> self(this);
   gate_->load(
-      sessionFileNeeds(path), tr("session file %1").arg(path), [this, path] { openFile(path); },
-      [this](const QString& error) {
+      needs, tr("session file %1").arg(path),
+      [self, path, finish] {
+        if (self) self->openWithTrainedModels(path, finish);
+      },
+      [self, finish](const QString& error) {
+        if (!self) return;
+        self->opening_ = false;
         if (error.isEmpty())
-          showMessage(tr("Nothing was opened: its encodings were not loaded"));
+          self->showMessage(tr("Nothing was opened: its encodings were not loaded"));
         else
-          showError(tr("Cannot open session"), error + tr("\n\nNothing was changed."));
+          self->showError(tr("Cannot open session"), error + tr("\n\nNothing was changed."));
+        finish(false, error);
       });
+}
+
+void SessionController::openWithTrainedModels(const QString& path, Outcome done) {
+  // Its modules are loaded now, so the file reads; openFile names any problem.
+  SessionState state;
+  QString ignored;
+  QStringList checkpoints;
+  if (loadSessionFile(path, &state, &ignored))
+    for (const SessionCheckpoint& c : state.checkpoints)
+      checkpoints << QString::fromStdString(c.file);
+  if (checkpoints.isEmpty()) {
+    opening_ = false;
+    const bool ok = openFile(path);
+    return done(ok, ok ? QString() : lastError_);
+  }
+  showMessage(
+      tr("Reading %n trained model(s) of %1…", nullptr, static_cast<int>(checkpoints.size()))
+          .arg(QDir::toNativeSeparators(path)));
+  TrainingPanel* panel = parts_.training;
+  QPointer<SessionController> self(this);
+  panel->preloadCheckpoints(checkpoints, [self, panel, path, done](const QString& error) {
+    if (!self) return;
+    SessionController& c = *self;
+    c.opening_ = false;
+    if (!error.isEmpty()) {
+      const QString line = tr("session file %1: trained models: %2").arg(path, error);
+      c.showError(tr("Cannot open session"), line + tr("\n\nNothing was changed."));
+      return done(false, line);
+    }
+    const bool ok = c.openFile(path);  // takes the models read above
+    panel->dropPreloadedCheckpoints();
+    done(ok, ok ? QString() : c.lastError_);
+  });
 }
 
 bool SessionController::saveFile(const QString& path) {

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -46,12 +47,19 @@ class SessionController : public QObject {
   void setFamilyGate(FamilyFileGate* gate) { gate_ = gate; }
 
   // Loads FILE and applies it as a whole; on any problem shows it and changes nothing. Its
-  // TorchScript modules load on the calling thread (a caller without a user: the command line,
-  // tests); the menu's commands use openInBackground.
+  // TorchScript modules and trained models load on the calling thread (a caller without a user:
+  // tests, or a session that names neither); the menu's commands and the command line
+  // (command_line_start.h) use openInBackground.
   bool openFile(const QString& path);
-  // openFile once the modules FILE names have loaded through the gate; the window stays as it is
-  // until they all passed. A module that fails is shown as openFile shows its problems.
-  void openInBackground(const QString& path);
+  // What a command that goes on in the background says when it has ended: whether it was
+  // applied, else its problem's first line (empty: the user declined the notice).
+  using Outcome = std::function<void(bool ok, const QString& error)>;
+  // openFile once the modules FILE names have loaded through the gate and its trained models'
+  // checkpoints have been read, both off the UI thread; the window stays as it is (and responsive)
+  // until then. A module or checkpoint that fails is shown as openFile shows its problems.
+  void openInBackground(const QString& path, Outcome done = {});
+  // True from openInBackground until the session is applied or refused.
+  bool isOpening() const { return opening_; }
   // As openFile, but the problem goes to *error only (the command line prints it).
   bool loadFile(const QString& path, QString* error);
   // Saves the whole state to FILE atomically and makes it the current file.
@@ -103,6 +111,9 @@ class SessionController : public QObject {
   void showError(const QString& title, const QString& text);
   void showMessage(const QString& text);
   void setCurrentFile(const QString& path);
+  // openInBackground after the gate: reads the session's checkpoints off the UI thread, then
+  // openFile.
+  void openWithTrainedModels(const QString& path, Outcome done);
 
   QMainWindow* window_;
   SessionParts parts_;
@@ -111,6 +122,7 @@ class SessionController : public QObject {
   QString currentFile_;
   QString lastError_;
   FamilyFileGate* gate_ = nullptr;
+  bool opening_ = false;  // openInBackground in flight
 };
 
 }  // namespace poslab::ui

@@ -3,6 +3,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMessageBox>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 
@@ -21,13 +22,12 @@ void openLessonFile(QWidget* window, LessonPlayer* player, QDockWidget* dock) {
       window, QObject::tr("Open Lesson"), QString::fromStdString(poslab::lessonDirectory()),
       QObject::tr("PosLab lessons (*.json);;All files (*)"));
   if (path.isEmpty()) return;
-  QString error;
-  if (!player->openFile(path, &error)) {
-    showError(window, {QObject::tr("Cannot open the lesson"), error},
-              QStringLiteral("lessonError"));
-    return;
-  }
-  dock->show();
+  // Its modules load through the window's gate first (the notice, off the UI thread); a problem
+  // goes to an error box.
+  QPointer<QDockWidget> shown(dock);
+  player->openFileInBackground(path, 0, [shown](bool ok, const QString&) {
+    if (ok && shown) shown->show();
+  });
 }
 
 void offerLessonsOnFirstStart(QWidget* window, QDockWidget* dock) {

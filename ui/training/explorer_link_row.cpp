@@ -32,10 +32,12 @@ ExplorerLinkRow::ExplorerLinkRow(QWidget* parent) : QWidget(parent) {
   setRuns({}, 1);
 }
 
-void ExplorerLinkRow::setRuns(const QStringList& families, int heads) {
+void ExplorerLinkRow::setRuns(const QStringList& families, int heads, const QStringList& toolTips) {
   run_->clear();
-  for (int i = 0; i < families.size(); ++i)
+  for (int i = 0; i < families.size(); ++i) {
     run_->addItem(tr("run %1: %2").arg(i + 1).arg(families[i]));
+    if (i < toolTips.size()) run_->setItemData(i, toolTips[i], Qt::ToolTipRole);
+  }
   head_->clear();
   head_->addItem(tr("mean over heads"), -1);
   for (int h = 0; h < heads; ++h) head_->addItem(tr("head %1").arg(h + 1), h);

@@ -18,7 +18,7 @@ class ExplorerLinkRow : public QWidget {
   explicit ExplorerLinkRow(QWidget* parent = nullptr);
 
   // New runs: their families (run order) and the model's heads; the choice starts at run 1, mean.
-  void setRuns(const QStringList& families, int heads);
+  void setRuns(const QStringList& families, int heads, const QStringList& toolTips = {});
   int run() const;   // 0-based; -1 without runs
   int head() const;  // -1: the mean over every head; else 0-based
   bool setHead(int head);

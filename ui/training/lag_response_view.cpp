@@ -123,7 +123,10 @@ void LagResponseView::setRuns(const std::vector<poslab::TrainConfig>& configs) {
     const QSignalBlocker block(run_);
     const int keep = run_->currentIndex();
     run_->clear();
-    for (const auto& c : configs) run_->addItem(familyShortName(c.model.family));
+    for (const auto& c : configs) {
+      run_->addItem(familyShortName(c.model.family));
+      run_->setItemData(run_->count() - 1, familyToolTip(c.model.family), Qt::ToolTipRole);
+    }
     if (keep >= 0 && keep < run_->count()) run_->setCurrentIndex(keep);
   }
   onRunChanged();

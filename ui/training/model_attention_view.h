@@ -29,7 +29,7 @@ class ModelAttentionView : public QWidget {
 
   explicit ModelAttentionView(QWidget* parent = nullptr);
 
-  void setRuns(const QStringList& families);  // clears the map
+  void setRuns(const QStringList& families, const QStringList& toolTips = {});  // clears the map
   // Sample lengths to offer (train length first); keeps the chosen one when still offered.
   void setLengths(const std::vector<long long>& lengths);
   int run() const;           // index of the run shown, -1 without runs

@@ -101,7 +101,10 @@ void PopeUsageView::setRuns(const std::vector<poslab::TrainConfig>& configs) {
     const QSignalBlocker block(run_);
     const int keep = run_->currentIndex();
     run_->clear();
-    for (const auto& c : configs) run_->addItem(familyShortName(c.model.family));
+    for (const auto& c : configs) {
+      run_->addItem(familyShortName(c.model.family));
+      run_->setItemData(run_->count() - 1, familyToolTip(c.model.family), Qt::ToolTipRole);
+    }
     // The box selects its first item by itself: only a choice made before counts.
     run_->setCurrentIndex(keep >= 0 && keep < run_->count() ? keep : -1);
     // Otherwise a PoPE run when there is one, else a RoPE run: the others have nothing to measure.

@@ -56,12 +56,14 @@ SampleView::SampleView(QWidget* parent) : QWidget(parent) {
   connect(run_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT requestChanged(); });
 }
 
-void SampleView::setRuns(const QStringList& families) {
+void SampleView::setRuns(const QStringList& families, const QStringList& toolTips) {
   {
     const QSignalBlocker block(run_);
     const int keep = run_->currentIndex();
     run_->clear();
     run_->addItems(families);
+    for (int i = 0; i < families.size() && i < toolTips.size(); ++i)
+      run_->setItemData(i, toolTips[i], Qt::ToolTipRole);  // a loaded family's path and hash
     if (keep >= 0 && keep < families.size()) run_->setCurrentIndex(keep);
   }
   last_ = TrainingSamples{};

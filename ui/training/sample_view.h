@@ -35,7 +35,7 @@ class SampleView : public QWidget {
 
   explicit SampleView(QWidget* parent = nullptr);
 
-  void setRuns(const QStringList& families);  // clears the table
+  void setRuns(const QStringList& families, const QStringList& toolTips = {});  // clears the table
   int run() const;
   void showSamples(const TrainingSamples& samples);
   const TrainingSamples& shown() const { return last_; }

@@ -89,7 +89,15 @@ bool TrainingController::startFromCheckpoints(const poslab::ExperimentSpec& spec
   }
   // Everything that can fail happens before the runs change: load each file, check its config.
   std::vector<std::unique_ptr<TrainedModel>> models;
+  // Models preloadCheckpoints read off the UI thread are taken, once, whatever happens here.
+  std::map<QString, std::shared_ptr<TrainedModel>> preloaded;
+  preloaded.swap(preloaded_);
   for (const QString& path : checkpoints) {
+    if (auto pre = preloaded.find(path); pre != preloaded.end() && pre->second) {
+      models.push_back(TrainedModel::takeFrom(*pre->second));
+      preloaded.erase(pre);  // a path listed twice is read twice
+      continue;
+    }
     try {
       models.push_back(TrainedModel::load(path.toStdString()));
     } catch (const std::exception& e) {
@@ -139,6 +147,17 @@ bool TrainingController::startFromCheckpoints(const poslab::ExperimentSpec& spec
   Q_EMIT runStateChanged();
   setStatus(tr("loaded trained models (%1): press Play to continue").arg(at.join(", ")));
   return true;
+}
+
+void TrainingController::preloadCheckpoints(const QStringList& paths,
+                                            std::function<void(const QString&)> done) {
+  loadTrainedModelsAsync(paths, this, [this, paths, done](const LoadedModels& loaded) {
+    preloaded_.clear();
+    if (loaded.error.isEmpty())
+      for (qsizetype i = 0; i < paths.size(); ++i)
+        preloaded_[paths[i]] = loaded.models[static_cast<size_t>(i)];
+    done(loaded.error);
+  });
 }
 
 bool TrainingController::startRuns(const std::vector<TrainingRunSpec>& specs,

@@ -48,6 +48,13 @@ class TrainingController : public QObject {
   // success the setup is `spec` and the runs stand paused at the checkpoints' steps.
   bool startFromCheckpoints(const poslab::ExperimentSpec& spec, const TrainingFormSettings& form,
                             const QStringList& checkpoints, QString* error);
+  // Reads the checkpoints on a thread of their own (loadTrainedModelsAsync: unpickling weights
+  // takes seconds) and keeps the models for the next startFromCheckpoints, which then reads none
+  // of these files on the UI thread; it takes them whether it succeeds or not. `done` runs on the
+  // UI thread with an empty string, or the first file's one-line error (nothing kept).
+  void preloadCheckpoints(const QStringList& paths, std::function<void(const QString&)> done);
+  // Forgets preloaded models that no startFromCheckpoints took (a session refused before).
+  void dropPreloadedCheckpoints() { preloaded_.clear(); }
 
   // The user's actions. play and stepOnce build the runs first (ensureRuns). A diverged or
   // finished run does not play again until reset.
@@ -143,7 +150,8 @@ class TrainingController : public QObject {
   int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
   std::map<std::string, Throttle> throttles_;  // by inspection kind
   QString status_;
-  std::unique_ptr<PendingSave> pendingSave_;  // saveCheckpoints in flight
+  std::unique_ptr<PendingSave> pendingSave_;                    // saveCheckpoints in flight
+  std::map<QString, std::shared_ptr<TrainedModel>> preloaded_;  // by path: preloadCheckpoints
 };
 
 }  // namespace poslab::ui

@@ -255,20 +255,24 @@ bool TrainingPanel::setExperimentWithCheckpoints(const poslab::ExperimentSpec& s
 }
 
 void TrainingPanel::showNewRuns(const std::vector<TrainingRunSpec>& specs) {
-  QStringList families;
-  // Legends and run choosers name a family short (a loaded family by its title, not its path).
-  for (const auto& spec : specs) families << familyShortName(spec.config.model.family);
+  QStringList families, toolTips;
+  // Legends and run choosers name a family short (a loaded family by its title, not its path);
+  // each chooser's item gives the full path and content hash in its tool tip.
+  for (const auto& spec : specs) {
+    families << familyShortName(spec.config.model.family);
+    toolTips << familyToolTip(spec.config.model.family);
+  }
   positionView_->setRuns(families);
-  attentionView_->setRuns(families);
-  sampleView_->setRuns(families);
+  attentionView_->setRuns(families, toolTips);
+  sampleView_->setRuns(families, toolTips);
   std::vector<poslab::TrainConfig> configs;
   for (const auto& spec : specs) configs.push_back(spec.config);
   lagResponseView_->setRuns(configs);
   popeUsageView_->setRuns(configs);
   distanceView_->setRuns(configs);
   curvesView_->setRuns(families);
-  explorerLink_->setRuns(families,
-                         specs.empty() ? 1 : static_cast<int>(specs.front().config.model.heads));
+  explorerLink_->setRuns(
+      families, specs.empty() ? 1 : static_cast<int>(specs.front().config.model.heads), toolTips);
 }
 
 void TrainingPanel::clearViews() {

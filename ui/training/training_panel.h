@@ -121,6 +121,12 @@ class TrainingPanel : public QWidget {
   // start there) and Play continues from there; Reset starts again from step 0 with the same seed.
   bool setExperimentWithCheckpoints(const poslab::ExperimentSpec& spec,
                                     const QStringList& checkpoints, QString* error);
+  // Reads checkpoints off the UI thread for the next setExperimentWithCheckpoints with these
+  // paths (TrainingController::preloadCheckpoints); `done` gets "" or the first file's error.
+  void preloadCheckpoints(const QStringList& paths, std::function<void(const QString&)> done) {
+    controller_->preloadCheckpoints(paths, std::move(done));
+  }
+  void dropPreloadedCheckpoints() { controller_->dropPreloadedCheckpoints(); }
 
   using Curves = TrainingCurvesView::Curves;
   const std::vector<Curves>& curves() const { return curvesView_->curves(); }
