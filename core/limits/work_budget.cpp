@@ -60,9 +60,9 @@ constexpr double kPerFormattedNumber = 64;
 constexpr double kPerFunctionValue = 32;
 // What one Adam step of the adaptive recovery costs besides its arithmetic: about 60 small
 // LibTorch operations and their autograd nodes (measured, docs/LIMITS.md).
-constexpr double kAdaptiveStepOverhead = 1e6;
+constexpr double kAdaptiveStepOverhead = 3e6;
 // One basis column at one lag of the fixed recovery, built in plain loops (measured).
-constexpr double kPerLagColumn = 500;
+constexpr double kPerLagColumn = 2000;
 }  // namespace
 
 std::string budgetFactorHint(double ratio) {

@@ -413,7 +413,7 @@ stops_within_a_second response-progress "$cli" response --checkpoint "$ck" --len
   --samples 1000 --lags 63 --csv "$tmp/slow.csv"
 # diagnose: the adaptive recovery counts Adam steps, the fixed one its fits (nothing is written).
 stops_within_a_second diagnose-adaptive-progress "$cli" diagnose --target phase --steps 100000 --restarts 4
-stops_within_a_second diagnose-fixed-progress "$cli" diagnose --fixed-kernel --eval-lengths 1000000 \
+stops_within_a_second diagnose-fixed-progress "$cli" diagnose --fixed-kernel --eval-lengths 300000 \
   --omega-cycles 5,17,61
 ls "$tmp" | grep -q "slow.csv" && fail "a stopped response left $(ls "$tmp" | grep slow.csv)" || ok
 

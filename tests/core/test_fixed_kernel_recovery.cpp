@@ -199,8 +199,8 @@ TEST(FixedKernelRecovery, RefusesSettingsOutOfRange) {
   s = small();
   s.omegaCycles = {33};  // above L / 2 = 32
   EXPECT_THROW(runFixedRecovery(s, {}), InvalidArgument);
-  // 8 targets x 4 frequencies x (64 + 8e6) lags x 81 columns x 500 (limits/work_budget.h) =
-  // 1e13 > 2e12: refused up front, before anything is allocated.
+  // 8 targets x 4 frequencies x (64 + 8e6) lags x 81 columns x 2000 (limits/work_budget.h) =
+  // 4e14 > 2e12: refused up front, before anything is allocated.
   s = small();
   s.omegaCycles = {1, 2, 3, 4};
   s.evalLengths.assign(8, 1000000);

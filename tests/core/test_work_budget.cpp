@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <iostream>
+#include <memory>
 #include <string>
 
 #include "analysis/fixed_kernel_recovery.h"
@@ -39,9 +41,9 @@ TEST(WorkBudget, AdaptiveRecoveryEstimate) {
   const PjAdaptiveSettings d;
   const WorkCost defaults =
       pjAdaptiveCost(8, d.restarts, d.steps, d.trainLength, d.evalLength, d.maxOrder);
-  // Per step: (R + 1) L 40 + 32 L + 1e6; per restart's evaluation: max(L, T) ((R + 1)(4 32 + 8)
+  // Per step: (R + 1) L 40 + 32 L + 3e6; per restart's evaluation: max(L, T) ((R + 1)(4 32 + 8)
   // + 32).
-  const double step = 4.0 * 1024 * 40 + 32.0 * 1024 + 1e6;
+  const double step = 4.0 * 1024 * 40 + 32.0 * 1024 + 3e6;
   const double evaluation = 4096.0 * (4 * (4 * 32 + 8) + 32);
   EXPECT_DOUBLE_EQ(defaults.multiplyAdds, 16 * (1500 * step + evaluation));
   EXPECT_EQ(refusalOf(defaults, kProgressWorkBudget), "");
@@ -65,7 +67,7 @@ TEST(WorkBudget, FixedRecoveryEstimateCountsEveryBasisColumn) {
       squares += (m + 1) * (m + 1);  // the design with its intercept
     }
     // One target, one frequency, L = 1 and one evaluation length of 1: the lags are 2.
-    const double expected = 2 * (columns * 500 + 32) + 6 * 1 * squares;
+    const double expected = 2 * (columns * 2000 + 32) + 6 * 1 * squares;
     EXPECT_DOUBLE_EQ(fixedRecoveryCost(1, 1, 1, {1}, R).multiplyAdds, expected) << "R " << R;
   }
   // The reference's defaults fit; 16 frequencies over 16 lengths of a million lags do not, and
@@ -210,11 +212,25 @@ TEST(RunLimits, EveryShippedPresetFitsTheTrainingBudget) {
     for (const PlannedRun& p : planExperiment(spec)) {
       TaskConfig t = p.config.task;
       t.headDim = p.config.model.headDim();
-      const auto task = makeTask(t);
+      std::unique_ptr<Task> task;
+      try {
+        task = makeTask(t);
+      } catch (const InvalidArgument& e) {  // a text file that is fetched separately
+        std::cout << name << ": not built here (" << e.what() << ")\n";
+        continue;
+      }
       TrainConfig cpu = p.config;
       cpu.run.device = "cpu";
-      EXPECT_LE(trainingWorkCost(cpu, *task), kTrainWorkBudget)
-          << name << " " << p.family << ": " << trainingWorkCost(cpu, *task);
+      const double work = trainingWorkCost(cpu, *task);
+      try {  // a preset meant for a GPU (kv-retrieval-paper) is refused on a CPU for its evaluation
+        for (long long L : cpu.run.evalLengths)
+          checkEvaluationFits(cpu, task->vocabSize(), L,
+                              evaluationPasses(*task, L) * cpu.run.evalSequences);
+      } catch (const InvalidArgument&) {
+        EXPECT_LE(work, kTrainWorkBudgetCuda) << name << " " << p.family << ": " << work;
+        continue;
+      }
+      EXPECT_LE(work, kTrainWorkBudget) << name << " " << p.family << ": " << work;
     }
   }
 }
