@@ -220,7 +220,10 @@ void addRunCommand(CLI::App& app) {
       "--families", o->families,
       "train only these of the preset's families (comma-separated; the preset's order)");
   cmd->add_option("--seeds", o->seeds, "override the preset's seeds, e.g. 0,1,2");
-  cmd->add_option("--steps", o->steps, "override the preset's step count (a quick look)")
+  cmd->add_option(
+         "--steps", o->steps,
+         "override the preset's step count (the evaluation at the preset's lengths still runs: "
+         "minutes for a paper preset on a CPU)")
       ->check(integerIn(1, kMaxTrainSteps));
   cmd->add_option("--eval-data", o->evalData,
                   "override the preset's evaluation sequence set (run.eval_data; 0 the usual)")

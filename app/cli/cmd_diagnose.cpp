@@ -10,8 +10,10 @@
 #include "analysis/pj_diagnostics.h"
 #include "cli/cli_common.h"
 #include "cli/diagnose_fixed_kernel.h"
+#include "cli/progress.h"
 #include "encodings/common_params.h"
 #include "encodings/registry.h"
+#include "limits/work_budget.h"
 #include "tasks/lag_kernels.h"
 #include "util/error.h"
 
@@ -116,10 +118,29 @@ std::string orders(const std::vector<double>& v, int precision) {
   return s;
 }
 
+// "9 targets" or "target phase".
+std::string targetsText(const std::vector<std::string>& targets) {
+  return targets.size() == 1 ? "target " + targets.front()
+                             : std::to_string(targets.size()) + " targets";
+}
+
 void runAdaptive(const AdaptiveOptions& a, const std::vector<std::string>& targets, bool json) {
   PjAdaptiveSettings s = a.s;
   s.selectByEval = a.selection == "eval_mse";
-  const auto results = runPjAdaptive(s, targets);
+  checkPjAdaptiveSettings(s);  // the ranges first: the estimate below assumes them
+  // Minutes at most, with progress (limits/work_budget.h): steps x restarts x targets Adam steps
+  // over (R + 1) x L values, and each restart's evaluation over T lags.
+  checkWorkFits(pjAdaptiveCost(static_cast<long long>(targets.size()), s.restarts, s.steps,
+                               s.trainLength, s.evalLength, s.maxOrder),
+                "--steps " + std::to_string(s.steps) + " with --restarts " +
+                    std::to_string(s.restarts) + " for " + targetsText(targets) +
+                    " at --train-len " + std::to_string(s.trainLength) + ", --eval-len " +
+                    std::to_string(s.evalLength) + " and --max-order " + std::to_string(s.maxOrder),
+                kProgressWorkBudget);
+  ProgressBar bar("diagnose", static_cast<long long>(targets.size()) * s.restarts * (s.steps + 1));
+  const auto results =
+      runPjAdaptive(s, targets, [&](long long done, long long) { bar.updateCount(done, "steps"); });
+  bar.finish();
   if (json) {
     nlohmann::json doc{{"config",
                         {{"train_len", s.trainLength},
@@ -265,6 +286,11 @@ void addDiagnoseCommand(CLI::App& app) {
     if (targetOnly.count("omega2")) tp.omega2 = targetOnly["omega2"];
     if (targetOnly.count("gamma")) tp.gamma = targetOnly["gamma"];
     const bool pinned = !sets.count("pin_omega") || p.getInt("pin_omega") == 1;
+    // One least-squares fit over L - 1 lags, as the window's diagnostics view (the request budget).
+    const auto L = static_cast<long long>(p.get("L"));
+    checkWorkFits(
+        pjTargetFitCost(L, p.getInt("order")),
+        "--set L=" + std::to_string(L) + " (order " + std::to_string(p.getInt("order")) + ")");
     PjTargetFit tf = fitPjToTarget(o->target, p, tp, pinned);
     const double omega = tf.omega;
     const auto& lags = tf.lags;

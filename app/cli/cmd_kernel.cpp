@@ -24,14 +24,15 @@ std::pair<long long, long long> parseLagRange(const std::string& text) {
     throw InvalidArgument("--lags '" + text + "' is not A:B", "for example --lags 0:512");
   return {parse(text.substr(0, colon)), parse(text.substr(colon + 1))};
 }
-// Refuses a lag range whose table would not fit the budget, before computing any of it.
-void checkTableFits(const Encoding& enc, long long a, long long b) {
+// Refuses a lag range whose table would not fit the budget, before computing any of it: its
+// values and what this command holds of them (the text table, or the JSON document).
+void checkTableFits(const Encoding& enc, long long a, long long b, bool json) {
   const double lags = static_cast<double>(b) - static_cast<double>(a);
   if (lags <= 1) return;  // lagRange itself rejects an empty or negative range
   const auto columns = static_cast<long long>(enc.basis(lagRange(a, a + 1)).names.size());
-  checkWorkFits(lagTableCost(b - a, columns), "--lags " + std::to_string(a) + ":" +
-                                                  std::to_string(b) + " (" + std::to_string(b - a) +
-                                                  " lags)");
+  checkWorkFits(lagTableCost(b - a, columns, json ? LagTableOutput::Json : LagTableOutput::Text),
+                "--lags " + std::to_string(a) + ":" + std::to_string(b) + " (" +
+                    std::to_string(b - a) + " lags)");
 }
 }  // namespace
 
@@ -51,7 +52,7 @@ void addKernelCommand(CLI::App& app) {
   cmd->callback([o] {
     auto enc = makeEncoding(o->family, parseSets(o->common.sets));
     auto [a, b] = parseLagRange(o->lags);
-    checkTableFits(*enc, a, b);
+    checkTableFits(*enc, a, b, o->common.json);
     LagBasis basis = enc->basis(lagRange(a, b));
     if (!o->csv.empty()) {
       writeFileAtomically(o->csv, [&](std::ostream& os) {

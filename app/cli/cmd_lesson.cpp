@@ -2,7 +2,8 @@
 // with their titles and step counts; with one, that lesson's steps as plain text, after checking
 // it: the lesson format strictly (lessons/lesson.h), the window-side fields of every step's state
 // (family, values, views, tab) as the GUI checks them when it opens the step
-// (lessons/window_state_check.h), and every step's training setup as a session's training block
+// (lessons/window_state_check.h), the work of the view each step shows (limits/view_work.h), and
+// every step's training setup as a session's training block
 // is checked (readExperiment, then checkTrainable).
 #include <filesystem>
 #include <iostream>
@@ -11,8 +12,10 @@
 #include "io/json_fields.h"
 #include "lessons/lesson.h"
 #include "lessons/window_state_check.h"
+#include "limits/view_work.h"
 #include "train/experiment_spec.h"
 #include "train/trainable_check.h"
+#include "util/error.h"
 #include "util/formula_text.h"
 
 namespace poslab::cli {
@@ -20,12 +23,21 @@ namespace poslab::cli {
 namespace {
 
 // Every step's own state, read and checked as the GUI's session reader does: the window's
-// fields, then the training setup.
+// fields; the work of the view the step shows, with the steps before it, over a fresh window
+// (limits/view_work.h, the window's own check); then the training setup.
 void checkStepStates(const Lesson& lesson, const std::string& source) {
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
     const nlohmann::json& state = lesson.steps[i].state;
     if (!state.is_object()) continue;
     checkWindowState(state, lessonStepSource(source, i) + ", state");
+    nlohmann::json shown = lessonStateUpTo(lesson, i);
+    // A step that opens a training view without naming a tab shows the training tab (the GUI's
+    // lesson player does the same).
+    if (!lesson.steps[i].trainingView.empty() && !state.contains("tab")) shown["tab"] = "training";
+    ViewWorkRequest view;
+    if (viewWorkRequestOfState(shown, &view))
+      if (const std::string problem = stateViewWorkProblem(view); !problem.empty())
+        throw InvalidArgument(lessonStepSource(source, i) + ", state: " + problem);
     if (!state.contains("training")) continue;
     const JsonPath at{lessonStepSource(source, i), "state.training"};
     checkTrainable(readExperiment(state["training"], at), at);

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "cli/cli_common.h"
+#include "cli/progress.h"
+#include "limits/work_budget.h"
 
 namespace poslab::cli {
 
@@ -21,7 +23,26 @@ nlohmann::json rowJson(const FixedRecoveryRow& r) {
 
 void runFixedKernelRecovery(const FixedRecoverySettings& s, const std::vector<std::string>& targets,
                             bool json) {
-  const auto rows = runFixedRecovery(s, targets);
+  const size_t targetCount = targets.empty() ? 8 : targets.size();  // empty: the reference's eight
+  checkFixedRecoverySettings(s, 0);  // the ranges first: the estimate below assumes them
+  // Minutes at most, with progress (limits/work_budget.h): every basis of every target and
+  // frequency, built over L and each evaluation length.
+  std::string lengths;
+  for (long long t : s.evalLengths) lengths += (lengths.empty() ? "" : ",") + std::to_string(t);
+  checkWorkFits(fixedRecoveryCost(static_cast<long long>(targetCount),
+                                  static_cast<long long>(s.omegaCycles.size()), s.trainLength,
+                                  s.evalLengths, s.maxOrder),
+                "--eval-lengths " + lengths + " with --train-len " + std::to_string(s.trainLength) +
+                    ", " + std::to_string(s.omegaCycles.size()) + " --omega-cycles, " +
+                    std::to_string(targetCount) + " targets and --max-order " +
+                    std::to_string(s.maxOrder),
+                kProgressWorkBudget);
+  ProgressBar bar("diagnose",
+                  static_cast<long long>(s.omegaCycles.size() * targetCount) *
+                      static_cast<long long>(fixedRecoveryBasisNames(s.maxOrder).size()));
+  const auto rows = runFixedRecovery(
+      s, targets, [&](long long done, long long) { bar.updateCount(done, "fits"); });
+  bar.finish();
   const double exactTolerance = fixedRecoveryExactTolerance(s.float64);
   const auto best = bestFixedRecovery(rows, exactTolerance);
   const long long longest = best.empty() ? 0 : best.front().row.evalLength;

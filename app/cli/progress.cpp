@@ -33,9 +33,15 @@ void ProgressBar::draw(long long done, const std::string& prefix, const std::str
   const double frac = static_cast<double>(done) / total_;
   const int decile = static_cast<int>(frac * 10);
   if (!tty_ && decile == lastDecile_ && done != total_) return;
+  const auto now = std::chrono::steady_clock::now();
+  // On a terminal at most 10 redraws a second: work that reports every millisecond (an Adam step
+  // of diagnose) would spend its time drawing.
+  if (tty_ && done != total_ && lastDecile_ >= 0 &&
+      now - lastDraw_ < std::chrono::milliseconds(100))
+    return;
   lastDecile_ = decile;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  lastDraw_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double eta = done > 0 ? elapsed / done * (total_ - done) : 0;
   char bar[21];
   const int filled = static_cast<int>(frac * 20);

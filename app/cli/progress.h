@@ -27,6 +27,7 @@ class ProgressBar {
   bool tty_;
   int lastDecile_ = -1;
   std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point lastDraw_;
 };
 
 }  // namespace poslab::cli

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/pj_adaptive.h"
+#include "limits/work_budget.h"
 #include "util/error.h"
 #include "util/number_text.h"
 
@@ -21,7 +22,6 @@ constexpr double kRatioEps = 1e-12;        // extrapolation_ratio's eps
 constexpr double kEnvelopeRate = 0.1;      // scaled jets: e^(-0.1 x)
 constexpr long long kMaxLags = 1'000'000;  // T and L at most this many lags
 constexpr size_t kMaxListValues = 16;      // omega cycles, evaluation lengths
-constexpr double kMaxWork = 8e6;           // targets x omega count x lag points x (R + 1)
 
 using Columns = std::vector<std::vector<double>>;
 
@@ -182,22 +182,20 @@ void checkFixedRecoverySettings(const FixedRecoverySettings& s, size_t targetCou
                std::to_string(s.omegaCycles.size()) + " omega cycles", "at most 16");
   requireRange(s.evalLengths.size() <= kMaxListValues,
                std::to_string(s.evalLengths.size()) + " evaluation lengths", "at most 16");
-  // Every basis of every target is evaluated at each lag of the fit and of each length, with up
-  // to 2(R + 1) + 2 columns: bounded before anything is allocated. The defaults (8 targets) are
-  // 1.6e6 and take about 7 s of one core here; the bound, about 35 s.
-  double lagPoints = static_cast<double>(s.trainLength);
-  for (long long t : s.evalLengths) lagPoints += static_cast<double>(t);
-  const double work = lagPoints * static_cast<double>(targetCount) *
-                      static_cast<double>(s.omegaCycles.size() * (s.maxOrder + 1));
-  requireRange(work <= kMaxWork,
-               "the work (targets x omega cycles x (L + sum of T) x (max order + 1) = " +
-                   formatNumber(work) + ")",
-               "at most 8e6: fewer or shorter lengths, fewer targets or frequencies, or a lower "
-               "order");
+  // Every basis of every target is built at each lag of the fit and of each length: bounded by
+  // the work budget of a request with progress (limits/work_budget.h) before anything is
+  // allocated. poslab-cli checks the same estimate first, naming its options.
+  checkWorkFits(fixedRecoveryCost(static_cast<long long>(targetCount),
+                                  static_cast<long long>(s.omegaCycles.size()), s.trainLength,
+                                  s.evalLengths, s.maxOrder),
+                "the fixed kernel recovery of " + std::to_string(targetCount) + " targets at " +
+                    std::to_string(s.omegaCycles.size()) + " frequencies",
+                kProgressWorkBudget);
 }
 
-std::vector<FixedRecoveryRow> runFixedRecovery(const FixedRecoverySettings& s,
-                                               const std::vector<std::string>& targets) {
+std::vector<FixedRecoveryRow> runFixedRecovery(
+    const FixedRecoverySettings& s, const std::vector<std::string>& targets,
+    const std::function<void(long long done, long long total)>& progress) {
   std::vector<std::string> names = targets;
   if (names.empty()) {
     names = pjAdaptiveTargetNames();
@@ -209,6 +207,10 @@ std::vector<FixedRecoveryRow> runFixedRecovery(const FixedRecoverySettings& s,
   const double L = static_cast<double>(s.trainLength);
   const std::vector<double> trainLags = lagsUpTo(s.trainLength);
   std::vector<FixedRecoveryRow> rows;
+  const auto bases = static_cast<long long>(fixedRecoveryBasisNames(s.maxOrder).size());
+  const long long total =
+      static_cast<long long>(s.omegaCycles.size() * names.size()) * bases;  // progress units
+  long long done = 0;
   for (double cycles : s.omegaCycles) {
     const double omega = 2.0 * kPi * cycles / L;
     for (const auto& target : names) {
@@ -236,6 +238,7 @@ std::vector<FixedRecoveryRow> runFixedRecovery(const FixedRecoverySettings& s,
           rows.push_back({cycles, target, basis, T, trainMse, meanSquare(pred, yEval),
                           r2Score(pred, yEval), cond});
         }
+        if (progress) progress(++done, total);
       }
     }
   }

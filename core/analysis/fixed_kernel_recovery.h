@@ -6,6 +6,7 @@
 // condition number of the training design. No training, no randomness.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,13 +60,17 @@ std::vector<std::vector<double>> fixedRecoveryBasis(const std::string& basis, do
                                                     const std::vector<double>& lags);
 
 // Throws InvalidArgument naming the setting out of range, or the work of `targetCount` targets
-// when it exceeds the bound.
+// (limits/work_budget.h's fixedRecoveryCost) when it exceeds the budget of a request with
+// progress.
 void checkFixedRecoverySettings(const FixedRecoverySettings& s, size_t targetCount);
 
 // Every (frequency, target, basis, evaluation length) row, in the reference's loop order;
 // targets: the reference's eight (pjAdaptiveTargetNames without `affine`) or the given subset.
-std::vector<FixedRecoveryRow> runFixedRecovery(const FixedRecoverySettings& s,
-                                               const std::vector<std::string>& targets);
+// progress, when given, is called after each (frequency, target, basis) with the count done and
+// the total.
+std::vector<FixedRecoveryRow> runFixedRecovery(
+    const FixedRecoverySettings& s, const std::vector<std::string>& targets,
+    const std::function<void(long long done, long long total)>& progress = {});
 
 // Per frequency and target (in the rows' order), the lowest-MSE basis at the longest length.
 // exactTolerance: see FixedRecoveryBest::exactFits.

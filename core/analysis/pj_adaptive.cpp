@@ -260,7 +260,7 @@ PjAdaptiveResult pjAdaptiveEvaluate(const PjAdaptiveParams& p, const PjAdaptiveS
 }
 
 PjAdaptiveParams pjAdaptiveTrain(const PjAdaptiveSettings& s, const std::string& target,
-                                 long long restart) {
+                                 long long restart, const std::function<void(long long)>& onStep) {
   checkPjAdaptiveSettings(s);
   torch::NoGradGuard outerNoGrad;  // parameters are built without history
   const auto dtype = s.float64 ? at::kDouble : at::kFloat;
@@ -308,6 +308,7 @@ PjAdaptiveParams pjAdaptiveTrain(const PjAdaptiveSettings& s, const std::string&
       adam.zero_grad();
       loss.backward();
       adam.step();
+      if (onStep) onStep(step + 1);
     }
   }
   PjAdaptiveParams out;
@@ -324,16 +325,25 @@ PjAdaptiveParams pjAdaptiveTrain(const PjAdaptiveSettings& s, const std::string&
   return out;
 }
 
-std::vector<PjAdaptiveResult> runPjAdaptive(const PjAdaptiveSettings& s,
-                                            const std::vector<std::string>& targets) {
+std::vector<PjAdaptiveResult> runPjAdaptive(
+    const PjAdaptiveSettings& s, const std::vector<std::string>& targets,
+    const std::function<void(long long done, long long total)>& progress) {
   checkPjAdaptiveSettings(s);
   for (const auto& t : targets) pjAdaptiveTarget(t, 1, 0, {});  // names checked before training
   std::vector<PjAdaptiveResult> results;
+  // Progress in units of one Adam step, plus one for each restart's evaluation.
+  const long long perRestart = s.steps + 1;
+  const long long total = static_cast<long long>(targets.size()) * s.restarts * perRestart;
+  long long before = 0;  // units of the restarts already finished
+  std::function<void(long long)> onStep;
+  if (progress) onStep = [&](long long step) { progress(before + step, total); };
   for (const auto& t : targets) {
     PjAdaptiveResult best;
     bool have = false;
     for (long long k = 0; k < s.restarts; ++k) {
-      PjAdaptiveResult r = pjAdaptiveEvaluate(pjAdaptiveTrain(s, t, k), s, t);
+      PjAdaptiveResult r = pjAdaptiveEvaluate(pjAdaptiveTrain(s, t, k, onStep), s, t);
+      before += perRestart;
+      if (progress) progress(before, total);
       r.restart = k;
       const double metric = s.selectByEval ? r.evalMse : r.trainMse;
       const double bestMetric = s.selectByEval ? best.evalMse : best.trainMse;

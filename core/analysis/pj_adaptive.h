@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,13 +81,18 @@ PjAdaptiveResult pjAdaptiveEvaluate(const PjAdaptiveParams& p, const PjAdaptiveS
 
 // The raw parameters after `steps` Adam steps from pjAdaptiveInitialParams(s, restart) on the
 // training MSE (in float32 unless s.float64).
+// onStep, when given, is called after each step with the steps done (1 .. steps).
 PjAdaptiveParams pjAdaptiveTrain(const PjAdaptiveSettings& s, const std::string& target,
-                                 long long restart);
+                                 long long restart,
+                                 const std::function<void(long long)>& onStep = {});
 
 // The whole diagnostic: for each target the best restart. Throws InvalidArgument for a bad
-// setting (naming it) or an unknown target.
-std::vector<PjAdaptiveResult> runPjAdaptive(const PjAdaptiveSettings& s,
-                                            const std::vector<std::string>& targets);
+// setting (naming it) or an unknown target. progress, when given, is called after each Adam step
+// and each restart's evaluation with the units done and their total: targets x restarts x
+// (steps + 1).
+std::vector<PjAdaptiveResult> runPjAdaptive(
+    const PjAdaptiveSettings& s, const std::vector<std::string>& targets,
+    const std::function<void(long long done, long long total)>& progress = {});
 
 // Checks each setting's range; throws InvalidArgument naming the first bad one.
 void checkPjAdaptiveSettings(const PjAdaptiveSettings& s);

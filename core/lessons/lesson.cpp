@@ -128,4 +128,20 @@ std::string lessonFile(const std::string& nameOrPath) {
   return path;
 }
 
+nlohmann::json lessonStateUpTo(const Lesson& lesson, size_t index) {
+  nlohmann::json merged = nlohmann::json::object();
+  for (size_t k = 0; k <= index && k < lesson.steps.size(); ++k) {
+    const nlohmann::json& state = lesson.steps[k].state;
+    if (!state.is_object()) continue;
+    for (const auto& [key, value] : state.items()) {
+      if (key == "views" && value.is_object() && merged.contains("views") &&
+          merged["views"].is_object())
+        for (const auto& [view, settings] : value.items()) merged["views"][view] = settings;
+      else
+        merged[key] = value;
+    }
+  }
+  return merged;
+}
+
 }  // namespace poslab

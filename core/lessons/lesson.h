@@ -53,6 +53,11 @@ std::string lessonSource(const std::string& path);
 // How messages name one step of it: "lesson file 'PATH', step N" (N from 1).
 std::string lessonStepSource(const std::string& source, size_t index);
 
+// The states of steps 0..index merged, each step's fields over the earlier ones' (a view's
+// settings one by one): an object, empty when no step up to index has a state. What the window
+// shows at step `index` is this over its own state.
+nlohmann::json lessonStateUpTo(const Lesson& lesson, size_t index);
+
 // resources/lessons (io/resource_dir.h) and its *.json files, sorted by file name (the shipped
 // lessons are numbered 01-..., so this is their teaching order).
 std::string lessonDirectory();

@@ -45,8 +45,24 @@ std::string factorFor(double ratio) {
 
 // Each printed cell costs a std::string (or a JSON number) on top of its double.
 constexpr double kBytesPerCell = 64;
+// A lag table's cell as the front ends hold it (LagTableOutput): a std::string with its
+// characters in place and the row vector's share; a JSON value; a JSON number's text (17
+// significant digits, sign, exponent, separator); QCustomPlot's (key, value) point.
+constexpr double kBytesPerTextCell = 40;
+constexpr double kBytesPerJsonValue = 16;
+constexpr double kCharactersPerJsonNumber = 24;
+constexpr double kBytesPerPlotPoint = 16;
+constexpr double kMaxOverlayCurves =
+    3;  // the kernel view's overlays (lessons/window_state_check.h)
+// Formatting a number as text (snprintf's digits) counts as this many multiply-adds.
+constexpr double kPerFormattedNumber = 64;
 // A lag kernel or basis value (exp, sin, cos, a power) counts as this many multiply-adds.
 constexpr double kPerFunctionValue = 32;
+// What one Adam step of the adaptive recovery costs besides its arithmetic: about 60 small
+// LibTorch operations and their autograd nodes (measured, docs/LIMITS.md).
+constexpr double kAdaptiveStepOverhead = 3e6;
+// One basis column at one lag of the fixed recovery, built in plain loops (measured).
+constexpr double kPerLagColumn = 2000;
 }  // namespace
 
 std::string budgetFactorHint(double ratio) {
@@ -82,9 +98,28 @@ WorkCost taskKernelCost(long long length, long long trainLength) {
   return {(n + l) * kPerFunctionValue, n * (8 + 2 * kBytesPerCell)};
 }
 
-WorkCost lagTableCost(long long lags, long long columns) {
-  const double n = static_cast<double>(lags), c = static_cast<double>(columns) + 2;
-  return {n * c * kPerFunctionValue, n * c * (8 + kBytesPerCell)};
+WorkCost lagTableCost(long long lags, long long columns, LagTableOutput output) {
+  const double n = static_cast<double>(lags);
+  const double cells = n * (static_cast<double>(columns) + 2);  // the lag, each column, the kernel
+  WorkCost cost{cells * kPerFunctionValue, cells * 8};          // the values, float64
+  switch (output) {
+    case LagTableOutput::Text:  // a short std::string per cell (in place: up to 15 characters)
+      cost.multiplyAdds += cells * kPerFormattedNumber;
+      cost.bytes += cells * kBytesPerTextCell;
+      break;
+    case LagTableOutput::Json:  // a JSON number per cell, then up to 24 characters of text
+      cost.multiplyAdds += cells * kPerFormattedNumber;
+      cost.bytes += cells * (kBytesPerJsonValue + 2 * kCharactersPerJsonNumber);
+      break;
+    case LagTableOutput::Csv:
+      break;
+    case LagTableOutput::Plot:  // each curve's points, the result's copy; the overlays' kernels
+      cost.bytes +=
+          cells * (kBytesPerPlotPoint + 8) + n * kMaxOverlayCurves * (8 + kBytesPerPlotPoint);
+      cost.multiplyAdds += n * kMaxOverlayCurves * kPerFunctionValue;
+      break;
+  }
+  return cost;
 }
 
 WorkCost featureNormCost(long long maxPos, long long gridPositions, bool relative, long long heads,
@@ -129,12 +164,66 @@ WorkCost forwardCost(const ModelConfig& model, long long vocab, long long length
   return {work, bytes};
 }
 
+WorkCost pjAdaptiveCost(long long targets, long long restarts, long long steps,
+                        long long trainLength, long long evalLength, long long maxOrder) {
+  const double orders = static_cast<double>(maxOrder) + 1;
+  const double L = static_cast<double>(trainLength), T = static_cast<double>(evalLength);
+  const double runs = static_cast<double>(targets) * static_cast<double>(restarts);
+  // An Adam step: about 40 elementwise operations over the (R + 1, L) tensors, forward and
+  // backward, and the damping's exp over L; plus what each of its ~60 LibTorch operations costs
+  // however small (measured, docs/LIMITS.md: kAdaptiveStepOverhead).
+  const double step = orders * L * 40 + L * kPerFunctionValue + kAdaptiveStepOverhead;
+  // The evaluation (float64 loops): each order's FJ and LC values and their products over the
+  // evaluation lags (at least the training lags), and the target.
+  const double lags = std::max(L, T);
+  const double evaluation = lags * (orders * (4 * kPerFunctionValue + 8) + kPerFunctionValue);
+  const double work = runs * (static_cast<double>(steps) * step + evaluation);
+  // The training tensors (R + 1, L), about 30 of them with the autograd graph's, and the
+  // evaluation's per-order vectors over the evaluation lags (float64).
+  const double bytes = 30 * orders * L * 8 + 6 * orders * lags * 8;
+  return {work, bytes};
+}
+
+WorkCost fixedRecoveryCost(long long targets, long long omegas, long long trainLength,
+                           const std::vector<long long>& evalLengths, long long maxOrder) {
+  const double R = static_cast<double>(maxOrder);
+  // The columns of every basis of orders 1..R (fixedRecoveryBasisNames): rope 2, alibi 1,
+  // alibi_lc 1, rope_alibi 3; per order r jordan 2(r+1), scaled 2(r+1), scaled affine 2(r+1)+1;
+  // lc 2(R+1) and lc affine 2(R+1)+1. The squares of their designs' widths (the columns and the
+  // intercept), for the fits.
+  double columns = 7 + 2 * (2 * (R + 1)) + 1, squares = 9 + 4 + 4 + 16;
+  for (double r = 1; r <= R; ++r) {
+    columns += 3 * 2 * (r + 1) + 1;
+    squares += 2 * std::pow(2 * (r + 1) + 1, 2) + std::pow(2 * (r + 1) + 2, 2);
+  }
+  squares += std::pow(2 * (R + 1) + 1, 2) + std::pow(2 * (R + 1) + 2, 2);
+  double lags = static_cast<double>(trainLength), longest = lags;
+  for (long long t : evalLengths) {
+    lags += static_cast<double>(t);
+    longest = std::max(longest, static_cast<double>(t));
+  }
+  const double fits = static_cast<double>(targets) * static_cast<double>(omegas);
+  // Each basis value is built one lag at a time (a power, an exp, a cos or sin: kPerLagColumn),
+  // copied into a tensor and standardised; each fit is an SVD and a least-squares solve of the
+  // training design (6 L m^2 over the bases); the target once per lag.
+  const double work = fits * (lags * (columns * kPerLagColumn + kPerFunctionValue) +
+                              6 * static_cast<double>(trainLength) * squares);
+  // The widest basis over the longest length: its columns, the tensor, the standardised copy
+  // and the one with the intercept (float64).
+  const double bytes = 4 * longest * (2 * (R + 1) + 2) * 8;
+  return {work, bytes};
+}
+
 WorkCost pjFitCost(long long lags, long long columns) {
   const double n = static_cast<double>(lags), c = static_cast<double>(columns);
   // The basis and each component's values (two function values per cell), the normal equations
   // and the SVD of the scaled basis (2 n c^2 each), the leave-one-out kernels (n per column).
   const double work = n * c * (2 * kPerFunctionValue + 4 * c + 1);
   return {work, 4 * n * c * 8};  // the basis, the component values, the SVD's copies (float64)
+}
+
+WorkCost pjTargetFitCost(long long L, long long order) {
+  return pjFitCost(std::max<long long>(L - 1, 0), 4 * (order + 1) + 1);
 }
 
 }  // namespace poslab

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "train/train_config.h"
 
@@ -24,6 +25,9 @@ struct WorkCost {
 // is held to this one.
 constexpr double kRequestWorkBudget = 5e10;                 // multiply-adds
 constexpr double kRequestMemoryBudget = 2.0 * (1LL << 30);  // bytes
+// The budget of a long request that prints progress with an ETA and ends at SIGINT/SIGTERM
+// (diagnose's recoveries; a CPU's evaluation, train/run_limits.h): minutes of that CPU.
+constexpr double kProgressWorkBudget = 2e12;  // multiply-adds
 
 // Every budget (these and run_limits.h's) is multiplied by this factor: 1 by default, set once by
 // a front end from its explicit option (poslab-cli --budget FACTOR, --no-budget: infinity).
@@ -47,8 +51,16 @@ std::string budgetFactorHint(double ratio);
 // task itself sums the kernel over the training lags when it is built), printed as a table.
 WorkCost taskKernelCost(long long length, long long trainLength);
 
-// A family's basis table over `lags` lags with `columns` columns (kernel, the GUI's kernel view).
-WorkCost lagTableCost(long long lags, long long columns);
+// What a front end makes of a lag table besides its values (the lags, each column and the
+// kernel, float64): `kernel`'s text table (a std::string per cell, all rows held until printed),
+// `kernel --json` (a JSON number per cell, then the document's text), `kernel --csv` alone
+// (streamed to the file: nothing), or the window's kernel view (a (key, value) point per lag on
+// each curve, the result's copy that crosses to the window, and up to three overlays' kernels).
+enum class LagTableOutput { Text, Json, Csv, Plot };
+
+// A family's basis table over `lags` lags with `columns` columns (kernel, the GUI's kernel view),
+// with what `output` allocates for it.
+WorkCost lagTableCost(long long lags, long long columns, LagTableOutput output);
 
 // The feature-norm profile up to maxPos (norms, the GUI's norms view): a logit row of maxPos + 1
 // keys per profiled position (one for a relative family) and the precision scans up to maxPos.
@@ -68,9 +80,25 @@ WorkCost kernelProbeCost(long long families, long long channels, long long train
 WorkCost forwardCost(const ModelConfig& model, long long vocab, long long length,
                      long long sequences, long long batch);
 
+// The PJ adaptive recovery (diagnose --target SECTOR; analysis/pj_adaptive.h): for each of
+// `targets` targets and `restarts` restarts, `steps` Adam steps over (maxOrder + 1) x trainLength
+// tensors, then the evaluation of the kernel and its per-order parts over evalLength lags.
+WorkCost pjAdaptiveCost(long long targets, long long restarts, long long steps,
+                        long long trainLength, long long evalLength, long long maxOrder);
+
+// The fixed kernel basis recovery (diagnose --fixed-kernel; analysis/fixed_kernel_recovery.h):
+// for each of `omegas` frequencies and `targets` targets, every fixed basis of orders 1..maxOrder
+// built over trainLength lags and fitted, then built again over each evaluation length.
+WorkCost fixedRecoveryCost(long long targets, long long omegas, long long trainLength,
+                           const std::vector<long long>& evalLengths, long long maxOrder);
+
 // The PJ-bias fit of the diagnostics (diagnose, the GUI's diagnostics view): a basis of `columns`
 // columns over `lags` lags, its least-squares fit and scaled condition number (float64), and one
 // leave-one-out kernel per column.
 WorkCost pjFitCost(long long lags, long long columns);
+// The PJ-bias fit to a lag-kernel target (diagnose --target KERNEL, the window's diagnostics
+// view): pjFitCost over lags 1 .. L - 1 of the basis of order R, FJ and LC cos/sin per order
+// (2 (R + 1) each) and the affine column.
+WorkCost pjTargetFitCost(long long L, long long order);
 
 }  // namespace poslab

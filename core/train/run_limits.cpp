@@ -3,6 +3,7 @@
 #include <ATen/Context.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "limits/work_budget.h"
@@ -17,6 +18,10 @@ std::string shortNumber(double v) {
   std::snprintf(buf, sizeof buf, "%.2g", v);
   return buf;
 }
+// What a token costs besides the model's products, in multiply-adds (evaluationCost).
+constexpr double kPerTokenBesides = 5e4;
+// The optimiser's update per parameter per step (AdamW, the clip's norm), in multiply-adds.
+constexpr double kUpdatePerParameter = 20;
 }  // namespace
 
 EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long length,
@@ -29,10 +34,9 @@ EvalCost evaluationCost(const ModelConfig& model, long long vocab, long long len
   // machine (a 3,400-parameter kernel-lm model, C = 16): 8-20 us a token at T = 8, where the
   // products count about 3,000 multiply-adds and this 5e4 at 5e9 a second (1.4e11 take 15-54 s)
   // gives 10 us. So a million evaluation sequences of a small model are refused, not an hour's run.
-  constexpr double kPerToken = 5e4;
   EvalCost c;
   c.work = forwardCost(model, vocab, length, sequences, 1).multiplyAdds +
-           static_cast<double>(sequences) * T * kPerToken;
+           static_cast<double>(sequences) * T * kPerTokenBesides;
   c.bytes = forwardCost(model, vocab, length, 1, static_cast<long long>(batch)).bytes;
   return c;
 }
@@ -131,6 +135,46 @@ void checkTrainingFits(const TrainConfig& c, long long vocab) {
                               shortNumber(bytes / (1 << 30)) +
                               " GiB, over the 8 GiB training memory budget",
                           "use a shorter train_length, a smaller batch or a smaller model");
+}
+
+double trainingWorkCost(const TrainConfig& c, const Task& task) {
+  const long long vocab = task.vocabSize();
+  long long longest = c.task.trainLength;
+  for (long long t : c.task.trainLengths) longest = std::max(longest, t);
+  const double B = static_cast<double>(c.optim.batch), T = static_cast<double>(longest);
+  const double step = 3 * forwardCost(c.model, vocab, longest, c.optim.batch, 1).multiplyAdds +
+                      B * T * kPerTokenBesides +
+                      kUpdatePerParameter * modelParameterCount(c.model, vocab);
+  std::vector<long long> lengths = c.run.evalLengths;
+  if (lengths.empty()) lengths = {c.task.trainLength};  // the train length, as the trainer does
+  double evaluation = 0;
+  for (long long L : lengths)
+    evaluation += evaluationCost(c.model, vocab, L, evaluationPasses(task, L) * c.run.evalSequences,
+                                 c.run.evalTokensPerBatch)
+                      .work;
+  // After every multiple of evalEvery and after the last step (isEvaluationStep).
+  const long long every = c.run.evalEvery;
+  const double evaluations =
+      every > 0 ? static_cast<double>(c.run.steps / every + (c.run.steps % every != 0 ? 1 : 0)) : 1;
+  const double steps = static_cast<double>(c.run.steps);
+  return steps * step + evaluations * evaluation;
+}
+
+void checkTrainingWorkFits(const TrainConfig& c, const Task& task) {
+  const bool cuda = evaluationWorkBudget(c.run.device) == kEvalWorkBudgetCuda;
+  const double budget = (cuda ? kTrainWorkBudgetCuda : kTrainWorkBudget) * workBudgetScale();
+  const double work = trainingWorkCost(c, task);
+  if (work <= budget) return;
+  const std::string factor = budgetFactorHint(work / budget);
+  const std::string ask = "use fewer steps, a smaller batch or shorter sequences";
+  throw InvalidArgument(
+      std::to_string(c.run.steps) + " steps of batch " + std::to_string(c.optim.batch) +
+          " at length " + std::to_string(c.task.trainLength) +
+          " (with their evaluations) need "
+          "about " +
+          shortNumber(work) + " multiply-adds, over the budget of " + shortNumber(budget) +
+          (cuda ? " on a CUDA device" : " on a CPU (about a day of work)"),
+      factor.empty() ? ask : ask + "; " + factor);
 }
 
 }  // namespace poslab

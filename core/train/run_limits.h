@@ -68,4 +68,19 @@ double trainingStepBytes(const TrainConfig& config, long long vocab);
 // train length, the batch and the budget.
 void checkTrainingFits(const TrainConfig& config, long long vocab);
 
+// The whole run (steps x batch x length, and its evaluations): each step's forward and backward
+// passes (3 x limits/work_budget.h's forwardCost of `batch` sequences at the longest training
+// length), what every token costs besides (as an evaluation's), the optimiser's update (about 20
+// operations per parameter), and every evaluation the run makes (evalEvery; the last step's
+// always) over all its lengths. The training tab's setup is held to these budgets when Play is
+// pressed: a run of days is refused there, naming the steps, the batch and the length. The CLI's
+// train and run are not: they print progress with an ETA, stop at SIGINT and resume.
+constexpr double kTrainWorkBudget = 5e14;         // multiply-adds of one run, CPU: about a day
+constexpr double kTrainWorkBudgetCuda = 1.25e17;  // the same, x250, on a CUDA device
+double trainingWorkCost(const TrainConfig& config, const Task& task);
+// Throws InvalidArgument when trainingWorkCost exceeds the budget of config's device (times
+// limits/work_budget.h's scale); the message names the steps, the batch, the length, the estimate
+// and the budget.
+void checkTrainingWorkFits(const TrainConfig& config, const Task& task);
+
 }  // namespace poslab

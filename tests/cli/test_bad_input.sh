@@ -46,8 +46,9 @@
 #  probe and --budget (refused10 cases), p0 the run-directory
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
 #  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
-#  the GUI refuses (lesson-*: family, values, views, tab, types, fields); p2 progress with an ETA
-#  and SIGTERM within a second (eval-progress, response-progress); p4 ulimit -u (OpenBLAS, the
+#  the GUI refuses (lesson-*: family, values, views, tab, types, fields, the shown view's work:
+#  lesson-work-*); diagnose's budgets (diagnose-*); p2 progress with an ETA and SIGTERM within a
+#  second (eval-progress, response-progress, diagnose-*-progress); p4 ulimit -u (OpenBLAS, the
 #  thread pools) and memory
 #  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
 set -uo pipefail
@@ -318,6 +319,17 @@ refused10 probe-L "--set L=1e\+06 with 6 families and 16 channels needs about" \
   "$cli" probe --set L=1000000
 # The refusal names the factor that admits it; the factor is accepted before or after the command.
 grep -q -- "--budget [0-9]" "$tmp/err" && ok || fail "the probe refusal names no --budget factor"
+# diagnose: its two recoveries held to the budget of a command with progress (2e12), the
+# kernel-LM fit to the request budget, each naming its options (limits/work_budget.h).
+refused10 diagnose-adaptive "^poslab-cli: error: --steps 100000 with --restarts 64 for 9 targets at --train-len 65536, --eval-len 4096 and --max-order 8 needs about .* multiply-adds, over the budget of 2e\+12 .*--budget [0-9]" \
+  "$cli" diagnose --target phase,linear,first_jet,second_jet,third_jet,recency_weak_jet,lc_core,lc_affine,affine \
+  --steps 100000 --restarts 64 --train-len 65536 --max-order 8
+refused10 diagnose-adaptive-one "--steps 100000 with --restarts 8 for target phase at --train-len 65536" \
+  "$cli" diagnose --target phase --steps 100000 --restarts 8 --train-len 65536
+refused10 diagnose-fixed "^poslab-cli: error: --eval-lengths 1000000,1000000,1000000,1000000 with --train-len 1024, 3 --omega-cycles, 8 targets and --max-order 8 needs about" \
+  "$cli" diagnose --fixed-kernel --eval-lengths 1000000,1000000,1000000,1000000 --max-order 8
+refused10 diagnose-kernel-lm "^poslab-cli: error: --set L=10000000 \(order 8\) needs about .* over the budget of 5e\+10" \
+  "$cli" diagnose --target mixed_raw --set L=10000000 --set order=8
 expect_error budget-word "--budget: 'x' must be a number" "$cli" --budget x families
 expect_error budget-zero "--budget: '0' must be a number" "$cli" kernel --family rope --budget 0
 timeout 60 "$cli" --budget 100 kernel --family rope --lags 0:4 > /dev/null 2> "$tmp/err" && ok ||
@@ -399,6 +411,10 @@ stops_within_a_second() {  # stops_within_a_second NAME CMD...
 stops_within_a_second eval-progress "$cli" eval --checkpoint "$ck" --lengths 8 --eval-sequences 100000
 stops_within_a_second response-progress "$cli" response --checkpoint "$ck" --length 64 \
   --samples 1000 --lags 63 --csv "$tmp/slow.csv"
+# diagnose: the adaptive recovery counts Adam steps, the fixed one its fits (nothing is written).
+stops_within_a_second diagnose-adaptive-progress "$cli" diagnose --target phase --steps 100000 --restarts 4
+stops_within_a_second diagnose-fixed-progress "$cli" diagnose --fixed-kernel --eval-lengths 300000 \
+  --omega-cycles 5,17,61
 ls "$tmp" | grep -q "slow.csv" && fail "a stopped response left $(ls "$tmp" | grep slow.csv)" || ok
 
 # p0 `poslab-cli lesson FILE` refuses every lesson the GUI refuses (lessons/window_state_check.h,
@@ -448,6 +464,18 @@ lesson_refused unknown-top "field 'explorerr' is not a known field" 's["explorer
 lesson_refused views-array "field 'views' must be a JSON object, not an array" 's["views"] = []'
 lesson_refused explorer-string "field 'explorer' must be a JSON object" 's["explorer"] = "rope"'
 lesson_refused family-files "field 'family_files' must be an array" 's["family_files"] = {}'
+# The work of the view a step shows (limits/view_work.h, the window's own check), with the steps
+# before it over a fresh window: the same line as the GUI's (tests/ui/test_work_budgets.cpp).
+wide='{"family": "rope-ntk-affine", "values": {"heads": 64, "head_dim": 1024}}'
+lesson_refused work-probe "field 'explorer.values.L' = 200000: L 200000 with 6 families and 16 channels needs about .* multiply-adds, over the budget of 5e\+10" \
+  's["tab"] = "probe"; s["explorer"] = {"family": "rope-pi", "values": {"L": 200000}}'
+lesson_refused work-attention "field 'views.attention.T' = 1024: T 1024 \(64 heads of head_dim 1024\) needs about 6.9e\+10 multiply-adds" \
+  "s['tab'] = 'attention'; s['explorer'] = $wide; s['views']['attention'] = {'T': 1024}"
+lesson_refused work-norms "field 'views.norms.max_position' = 32768: largest position 32768 \(64 heads of head_dim 1024\) needs about" \
+  "s['explorer'] = $wide; d['steps'][0]['state']['tab'] = 'norms'"
+# Under --budget the same lesson passes, as under the window's --budget.
+timeout 10 "$cli" --budget 5 lesson "$tmp/l-work-attention.json" > /dev/null 2> "$tmp/err" && ok ||
+  fail "lesson under --budget 5: $(cat "$tmp/err")"
 
 # p4 memory: the smallest address-space limit (ulimit -v) the program starts under, in steps of
 # 100 MB from 600 MB (below it LibTorch's static initialisers fail before main: docs/LIMITS.md);

@@ -311,7 +311,7 @@ expect_error diagnose-eval-lengths-adaptive "--eval-lengths applies to --fixed-k
 expect_error diagnose-cycles-list-adaptive "--omega-cycles takes one value here" "$cli" diagnose --target phase --omega-cycles 5,17
 expect_error diagnose-fixed-kernel-lm "--fixed-kernel fits sector targets" "$cli" diagnose --fixed-kernel --target mixed_raw
 expect_error diagnose-fixed-cycles-range "omega cycles 40 is out of range" "$cli" diagnose --fixed-kernel --train-len 64 --omega-cycles 40
-expect_error diagnose-fixed-work "the work" "$cli" diagnose --fixed-kernel --train-len 65536 --eval-lengths 1000000,1000000 --omega-cycles 5,17
+expect_error diagnose-fixed-work "^poslab-cli: error: --eval-lengths 1000000,1000000,1000000,1000000 with --train-len 65536, 3 --omega-cycles, 8 targets and --max-order 3 needs about .* multiply-adds, over the budget of 2e.12" "$cli" diagnose --fixed-kernel --train-len 65536 --eval-lengths 1000000,1000000,1000000,1000000 --omega-cycles 5,17,61
 expect_error probe-channels "channels = 40 is out of range" "$cli" probe --set channels=40
 expect_error probe-order3-head-dim "probe of jordan-m3 (head_dim 64)" "$cli" probe --families jordan-m3
 # Output that cannot be written (a full disk) is an error, not exit 0.

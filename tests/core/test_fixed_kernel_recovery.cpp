@@ -199,8 +199,11 @@ TEST(FixedKernelRecovery, RefusesSettingsOutOfRange) {
   s = small();
   s.omegaCycles = {33};  // above L / 2 = 32
   EXPECT_THROW(runFixedRecovery(s, {}), InvalidArgument);
-  s = small();  // 8 targets x 1 frequency x (64 + 2e6) lags x 4 = 6.4e7 > 8e6: refused up front
-  s.evalLengths = {1000000, 1000000};
+  // 8 targets x 4 frequencies x (64 + 8e6) lags x 81 columns x 2000 (limits/work_budget.h) =
+  // 4e14 > 2e12: refused up front, before anything is allocated.
+  s = small();
+  s.omegaCycles = {1, 2, 3, 4};
+  s.evalLengths.assign(8, 1000000);
   EXPECT_THROW(runFixedRecovery(s, {}), InvalidArgument);
   EXPECT_NO_THROW(checkFixedRecoverySettings(s, 0));  // the same lengths for no target: no work
   EXPECT_THROW(runFixedRecovery(small(), {"mixed_raw"}), InvalidArgument);

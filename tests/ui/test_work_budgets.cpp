@@ -298,6 +298,26 @@ class TestWorkBudgets : public QObject {
             "training-step-memory");
     panel.findChild<QSpinBox*>("trainLength")->setValue(16);
     panel.findChild<QSpinBox*>("batch")->setValue(4);
+    // The lengths together: 10,000 sequences at 1024 tokens fit one by one (7e11 multiply-adds
+    // each: 1024 x (1024 x 16 + 12 x 16^2 + 16 V + 5e4)), not three times over.
+    lengths->setText("1024,1024,1024");
+    panel.findChild<QSpinBox*>("evalSequences")->setValue(10000);
+    refused(
+        "eval lengths and eval sequences: evaluation at lengths 1024, 1024 and 1024 with 10000 "
+        "sequences each needs about",
+        "multiply-adds", "training-eval-total");
+    lengths->setText("64");
+    panel.findChild<QSpinBox*>("evalSequences")->setValue(32);
+    // The whole run: a million steps of batch 8 at length 1024, each about 3 x 8 x 1024 x (1024 x
+    // 16 + ...) + 8 x 1024 x 5e4 = 9e8 multiply-adds: 9e14, over the 5e14 of a CPU (about a day).
+    panel.findChild<QSpinBox*>("steps")->setValue(1000000);
+    panel.findChild<QSpinBox*>("trainLength")->setValue(1024);
+    panel.findChild<QSpinBox*>("batch")->setValue(8);
+    refused("steps, batch and train length: 1000000 steps of batch 8 at length 1024",
+            "over the budget of 5e+14 on a CPU", "training-steps");
+    panel.findChild<QSpinBox*>("steps")->setValue(1000);
+    panel.findChild<QSpinBox*>("trainLength")->setValue(16);
+    panel.findChild<QSpinBox*>("batch")->setValue(4);
     test::clickButton(&panel, "playButton");
     QCOMPARE(panel.runCount(), 1);
     test::clickButton(&panel, "pauseButton");

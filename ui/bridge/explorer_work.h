@@ -1,8 +1,9 @@
-// The explorer's work budgets: each view's request is estimated with core's estimates
-// (limits/work_budget.h) and refused over the request budget before any of it is computed. A
-// family's heads, head_dim or L can make a view's largest setting (a 1024 x 1024 map, 32768 lags,
-// a probe at L 200000) cost minutes and gigabytes. Bridge code: the checks run where the views
-// compute (the explorer's worker) and where a session or lesson is loaded.
+// The explorer's work budgets: each view's request is estimated with core's view checks
+// (limits/view_work.h, which `poslab-cli lesson` shares) and refused over the request budget
+// before any of it is computed. A family's heads, head_dim or L can make a view's largest setting
+// (a 1024 x 1024 map, 32768 lags, a probe at L 200000) cost minutes and gigabytes. Bridge code:
+// the checks run where the views compute (the explorer's worker) and where a session or lesson is
+// loaded.
 #pragma once
 
 #include <map>
@@ -10,12 +11,16 @@
 
 #include "analysis/kernel_probe.h"  // ProbeSettings: plain data, no torch
 #include "bridge/explorer_types.h"
+#include "limits/view_work.h"  // ViewWorkRequest: plain data, no torch
 
 namespace poslab {
 class Encoding;
 }
 
 namespace poslab::ui {
+
+// The request of `view` as core's view checks take it.
+ViewWorkRequest viewWorkRequestOf(const ExplorerRequest& request, ExplorerView view);
 
 // Each throws InvalidArgument with core's one line naming the view's control and its value, the
 // estimate and the budget: "T 1024 (64 heads of head_dim 1024) needs about 6.9e+13 multiply-adds,

@@ -36,6 +36,16 @@ std::string trainingBudgetProblem(const TrainConfig& config) {
       return std::string("eval lengths and eval sequences: ") + e.what();
     }
   }
+  try {  // the lengths together
+    checkEvaluationTotalFits(config, *evalTask, lengths, config.run.evalSequences);
+  } catch (const std::exception& e) {
+    return std::string("eval lengths and eval sequences: ") + e.what();
+  }
+  try {  // the whole run: steps x batch x length, and its evaluations
+    checkTrainingWorkFits(config, *evalTask);
+  } catch (const std::exception& e) {
+    return std::string("steps, batch and train length: ") + e.what();
+  }
   return {};
 }
 

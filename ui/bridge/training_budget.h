@@ -1,5 +1,6 @@
 // The work budgets of a run the training form plans (core's train/run_limits.h): its evaluation at
-// each length and a training step's memory, checked when Play is pressed, before any run is built,
+// each length and at all of them together, a training step's memory, and the whole run (steps x
+// batch x length with its evaluations), checked when Play is pressed, before any run is built,
 // so that nothing over a budget starts and the form says which of its controls to change.
 #pragma once
 

@@ -43,22 +43,6 @@ bool mergedSession(const LessonTargets& w, const poslab::Lesson& lesson, size_t 
 
 }  // namespace
 
-json lessonStateUpTo(const poslab::Lesson& lesson, size_t index) {
-  json merged = json::object();
-  for (size_t k = 0; k <= index && k < lesson.steps.size(); ++k) {
-    const json& state = lesson.steps[k].state;
-    if (!state.is_object()) continue;
-    for (const auto& [key, value] : state.items()) {
-      if (key == "views" && value.is_object() && merged.contains("views") &&
-          merged["views"].is_object())
-        for (const auto& [view, settings] : value.items()) merged["views"][view] = settings;
-      else
-        merged[key] = value;
-    }
-  }
-  return merged;
-}
-
 std::vector<FamilyFileNeed> lessonFamilyNeeds(const poslab::Lesson& lesson) {
   std::vector<FamilyFileNeed> out;
   for (size_t k = 0; k < lesson.steps.size(); ++k)

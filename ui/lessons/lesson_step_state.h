@@ -14,12 +14,9 @@
 
 #include <functional>
 
+#include "lessons/lesson.h"
 #include "session/session_families.h"
 #include "session/session_state.h"
-
-namespace poslab {
-struct Lesson;
-}
 
 namespace poslab::ui {
 
@@ -31,8 +28,7 @@ struct LessonTargets {
   std::function<void()> play;
 };
 
-// The states of steps 0..index merged (an object; empty when no step up to index has one).
-nlohmann::json lessonStateUpTo(const poslab::Lesson& lesson, size_t index);
+using poslab::lessonStateUpTo;  // core's lessons/lesson.h
 // The last step at or before `index` whose state has a training setup; -1 when none has.
 int lessonTrainingStep(const poslab::Lesson& lesson, size_t index);
 

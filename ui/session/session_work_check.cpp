@@ -31,24 +31,6 @@ ExplorerRequest requestOf(const SessionState& state, const FamilyDescription& fa
   return r;
 }
 
-// The field that asks for the view's work, and its value as the file has it.
-QString fieldOf(const SessionState& state, const ExplorerRequest& r, ExplorerView view) {
-  switch (view) {
-    case ExplorerView::Kernel:
-      return QStringLiteral("views.kernel.lags' = %1").arg(state.views.kernel.lagCount);
-    case ExplorerView::Attention:
-      return QStringLiteral("views.attention.T' = %1").arg(state.views.attention.T);
-    case ExplorerView::Norms:
-      return QStringLiteral("views.norms.max_position' = %1").arg(state.views.norms.maxPos);
-    case ExplorerView::Probe:
-    case ExplorerView::Diagnostics:
-      break;
-  }
-  const auto L = r.params.find("L");
-  if (L == r.params.end()) return QStringLiteral("explorer.values'");
-  return QStringLiteral("explorer.values.L' = %1").arg(L->second, 0, 'g', 10);
-}
-
 }  // namespace
 
 QString sessionWorkProblem(const SessionState& state) {
@@ -56,11 +38,9 @@ QString sessionWorkProblem(const SessionState& state) {
   const FamilyDescription* family = findFamily(state.family);
   if (!tab || *tab == WindowView::Training || !family) return {};
   const auto view = static_cast<ExplorerView>(*tab);  // the explorer's views come first, in order
-  const ExplorerRequest request = requestOf(state, *family, view);
-  const std::string problem = explorerWorkProblem(request, view);
-  if (problem.empty()) return {};
-  return QStringLiteral("field '%1: %2")
-      .arg(fieldOf(state, request, view), QString::fromStdString(problem));
+  // Core's line, field included, as `poslab-cli lesson` says it (limits/view_work.h).
+  return QString::fromStdString(
+      stateViewWorkProblem(viewWorkRequestOf(requestOf(state, *family, view), view)));
 }
 
 }  // namespace poslab::ui
