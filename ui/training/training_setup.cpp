@@ -321,6 +321,16 @@ std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setu
       *error = QString::fromStdString(problem);
       return {};
     }
+    // A start the family's learned form cannot hold would be moved when the model is built (an
+    // eta past its cap starts at 0.99 of it): refused, as checkTrainable refuses it in a file.
+    const poslab::ModelConfig& m = p.config.model;
+    if (const std::string problem = familyStartProblem(m.family, m.familyParams, m.dModel, m.heads,
+                                                       p.config.task.trainLength, m.pinned);
+        !problem.empty()) {
+      *error = QObject::tr("%1's start: %2")
+                   .arg(QString::fromStdString(m.family), QString::fromStdString(problem));
+      return {};
+    }
     TrainingRunSpec s;
     s.config = p.config;
     specs.push_back(s);

@@ -114,8 +114,9 @@ QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& 
 
 // The runs the form describes on top of `setup`: one per checked family (in the family list's
 // order), planned as the CLI plans them (planExperiment) with the form's one seed and task. Empty,
-// with *error, for text that is not a value, a wrong number of families or a run over a work
-// budget (bridge/training_budget.h); core checks the rest when the runs are built.
+// with *error, for text that is not a value, a wrong number of families, a run over a work
+// budget (bridge/training_budget.h) or a family start its learned form cannot hold (bridge
+// familyStartProblem: the model would move it); core checks the rest when the runs are built.
 std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setup,
                                               const TrainingFormSettings& form, QString* error);
 
