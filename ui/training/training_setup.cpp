@@ -241,6 +241,11 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
   return e;
 }
 
+namespace {
+// Empty when the form holds every value of `spec` it shows exactly; else the first field it would
+// clamp or round ("field 'config.model.d_model' = 8192 is outside the training panel's range
+// [4, 4096]"), named as in a preset file under `prefix` ("training." in a session). The last part
+// of trainingSetupProblem.
 QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
   for (const FormField& f : formFields()) {
     QString problem;
@@ -257,6 +262,7 @@ QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
   }
   return taskOptionsProblem(spec.base.task, prefix + QStringLiteral("config."));
 }
+}  // namespace
 
 QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& prefix,
                              bool checkRuns) {
