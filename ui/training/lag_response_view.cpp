@@ -23,7 +23,6 @@
 namespace poslab::ui {
 
 namespace {
-
 // As `poslab-cli response` prints its numbers: three significant digits, "-" when undefined.
 QString number(double v) {
   return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("-");
@@ -38,9 +37,7 @@ QCPRange symmetricRange(const std::vector<double>& values) {
   if (!(largest > 0)) largest = 1;
   return QCPRange(-1.1 * largest, 1.1 * largest);
 }
-}  // namespace
 
-namespace {
 // The tasks with a learned kernel to measure (TaskCapabilities::lagResponse), joined by `word`:
 // "kernel-lm and sector-teacher".
 QString lagResponseTasks(const QString& word) {
@@ -173,7 +170,7 @@ void LagResponseView::onRunChanged() {
     task.headDim = c.model.headDim();  // as the run builds it (kernel-lm's omega)
     const auto [shortest, longest] = taskLengthRange(task);
     lengths.erase(std::remove_if(lengths.begin(), lengths.end(),
-                                 [&, lo = shortest, hi = longest](long long l) {
+                                 [lo = shortest, hi = longest](long long l) {
                                    return l < std::max(2LL, lo) || l > hi;
                                  }),
                   lengths.end());
