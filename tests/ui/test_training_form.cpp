@@ -3,6 +3,7 @@
 // train length that follows what the chosen task can generate.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -271,6 +272,12 @@ class TestTrainingForm : public QObject {
     QVERIFY2(start->problem("jordan-stabilized").contains("eta = 0.5 is past the cap"),
              qPrintable(start->problem("jordan-stabilized")));
     QVERIFY(!problem->isHidden());
+    if (const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS"); !dir.isEmpty()) {
+      panel.resize(1200, 900);
+      panel.show();
+      QCoreApplication::processEvents();
+      QVERIFY(panel.grab().save(QDir(dir).filePath("start_past_cap.png")));
+    }
     test::clickButton(&panel, "playButton");
     QCOMPARE(panel.runCount(), 0);
     QVERIFY2(panel.statusText().contains("jordan-stabilized's start: eta = 0.5 is past the cap"),
