@@ -60,6 +60,8 @@ class MainWindow : public QMainWindow, public ViewSelector {
   QLabel* caption() const { return caption_; }
   // Under the parameters: the Training menu's Train from Here (the shell sets its action).
   QToolButton* trainFromHereButton() const { return trainFromHere_; }
+  // The splitter between the setup column and the views (a lesson screenshot sets its sizes).
+  QSplitter* mainSplitter() const { return mainSplitter_; }
   // The splitters whose sizes are kept across runs (menus/file_menu.cpp), each with the name its
   // sizes are saved under.
   std::vector<std::pair<QString, QSplitter*>> keptSplitters() const {

@@ -123,7 +123,7 @@ QString takeScreenshot(const ScreenshotRequest& req) {
     if (!req.presentation) {
       // The Lessons dock beside the views, in a window widened by its width.
       window.resize(req.width + kLessonDockWidth, req.height);
-      window.findChild<QSplitter*>("mainSplitter")->setSizes({kLeftColumnWidth, req.width});
+      window.mainSplitter()->setSizes({kLeftColumnWidth, req.width});
       window.lessonDock()->show();
     }
   }

@@ -13,9 +13,9 @@
 #include "cli/train_options.h"
 #include "dist/distributed_sweep.h"
 #include "io/json_fields.h"
-#include "model/pin_check.h"
 #include "tasks/task.h"
 #include "train/experiment.h"
+#include "train/experiment_plan.h"
 #include "train/run_limits.h"
 #include "train/trainable_check.h"
 #include "util/error.h"
@@ -174,19 +174,14 @@ void addCompareCommand(CLI::App& app) {
     spec.families = parseNameList(o->families);
     if (spec.families.empty()) throw InvalidArgument("--families is empty");
     requireDistinct(spec.families, "--families");
-    // Every family can train, before any does; each with the pins it learns, and every pin
-    // learned by at least one of them (planExperiment gives each run its own).
-    std::vector<std::pair<std::string, std::vector<std::string>>> learnedByFamily;
-    for (const auto& f : spec.families) {
-      TrainConfig c = buildTrainConfig(o->t, f);
-      learnedByFamily.emplace_back(f, learnedPinnables(c.model, c.task.trainLength));
-      if (spec.families.size() > 1)
-        c.model.pinned = pinsTheFamilyLearns(c.model, c.task.trainLength);
-      checkTrainable(c, trainOptionsSource(o->t));
-    }
     spec.base = buildTrainConfig(o->t, spec.families.front());
-    if (spec.families.size() > 1) checkPinsApplyToSome(spec.base.model.pinned, learnedByFamily);
+    // Every family can train, before any does: each family's run as planned (with the pins its
+    // family learns, the fields named as the options' config), and the experiment's pins
+    // (checkExperimentPins, the rule checkTrainable applies to a preset).
     spec.seeds = {spec.base.run.seed};
+    for (const PlannedRun& run : planExperiment(spec))
+      checkTrainable(run.config, trainOptionsSource(o->t));
+    checkExperimentPins(spec);
     if (!o->seeds.empty()) {
       spec.seeds = parseSeedList(o->seeds, "--seeds");
     }

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "encodings/families.h"
@@ -108,8 +109,20 @@ double effectiveFrequencies(const std::vector<double>& usage) {
   return std::exp(entropy);
 }
 
+const std::vector<std::string>& frequencyUsageFamilies() {
+  static const std::vector<std::string> families = {PopeInfo().id, RopeInfo().id};
+  return families;
+}
+
+std::string frequencySchedule(const std::string& family) {
+  if (family == PopeInfo().id) return "θ_c = base^{−c/D}";   // MATH 1.9: D frequencies
+  if (family == RopeInfo().id) return "θ_c = base^{−2c/D}";  // MATH 1.2: D/2 pairs
+  return {};
+}
+
 void requireFrequencyUsageFamily(const std::string& family) {
-  if (family != PopeInfo().id && family != RopeInfo().id)
+  const auto& known = frequencyUsageFamilies();
+  if (std::find(known.begin(), known.end(), family) == known.end())
     throw InvalidArgument(
         "frequency usage needs a PoPE or RoPE run; this run's family is " + family,
         "train with --family " + PopeInfo().id + " or " + RopeInfo().id);

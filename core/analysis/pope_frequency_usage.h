@@ -48,9 +48,14 @@ struct PopeFrequencyUsage {
 // frequencies, 1 when one frequency carries everything; NaN when the shares are not finite.
 double effectiveFrequencies(const std::vector<double>& usage);
 
-// Throws InvalidArgument naming the family unless it is PoPE or RoPE (the paper's two; the other
-// families' components are not one magnitude times one rotation).
+// The families frequency usage reads, PoPE first: the paper's two (the other families' components
+// are not one magnitude times one rotation). A view offers these runs, PoPE's first.
+const std::vector<std::string>& frequencyUsageFamilies();
+// Throws InvalidArgument naming the family unless it is one of frequencyUsageFamilies().
 void requireFrequencyUsageFamily(const std::string& family);
+// The family's frequencies in the formula markup, for an axis title: PoPE's D frequencies
+// "θ_c = base^{−c/D}", RoPE's D/2 pairs "θ_c = base^{−2c/D}"; empty for another family.
+std::string frequencySchedule(const std::string& family);
 
 // The fast path: batch.tokens (S, T) int64 on the model's device (a task's sample; only the tokens
 // are read), processed rowsPerForward sequences per

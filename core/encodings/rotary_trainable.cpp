@@ -213,7 +213,7 @@ class RotaryForm : public TrainableForm {
   int gammaGroup_ = -1, etaGroup_ = -1;  // the groups learned here; -1: fixed or pinned
   int jetGroup_ = -1;                    // the group whose jet coefficients are learned
   double etaMax_ = 0.1, shearPerEta_ = 1.0, gammaMin_ = 1e-4, jetMax_ = 1.0;
-  bool checkStart_ = true;  // TrainableContext::checkStart
+  bool checkStart_ = false;  // TrainableContext::checkStart
   bool learnJet0_ = false;
 
   // c0 (H, nb): refused when any |c_0| < kMinLearnedJet0, naming the head and block.

@@ -76,9 +76,11 @@ struct Ablation {
 struct TrainableContext {
   long long heads = 1;           // H of the attention layer
   std::set<std::string> pinned;  // parameters held fixed, e.g. {"eta"} (ModelConfig::pinned)
-  // learnables() refuses (InvalidArgument) a start value its parameterisation cannot hold, e.g.
-  // an eta past eta_max tanh's cap; false: only the tensors are listed (model/pin_check.h).
-  bool checkStart = true;
+  // A start value the parameterisation cannot hold (an eta past eta_max tanh's cap): false (the
+  // model, the pin listing) starts from the nearest value it can hold (eta at 0.99 eta_max, MATH
+  // 2.3); true makes learnables() refuse it (InvalidArgument), as checkTrainableStart
+  // (model/pin_check.h) does for a user's setup before a run is built.
+  bool checkStart = false;
 };
 
 class TrainableForm {

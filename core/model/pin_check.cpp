@@ -10,9 +10,8 @@
 namespace poslab {
 
 std::vector<std::string> learnedPinnables(const ModelConfig& cfg, long long trainLength) {
-  TrainableContext unpinned;
+  TrainableContext unpinned;  // the pins, whatever the start values (checkStart false)
   unpinned.heads = cfg.heads;
-  unpinned.checkStart = false;  // the pins, whatever the start values
   // The family's initial tensors may draw from torch's generator (PJ-bias's zeta): never while a
   // seeded run draws its weights.
   std::unique_lock<std::mutex> lock(torchGeneratorMutex());
@@ -77,6 +76,7 @@ void checkTrainableStart(const ModelConfig& cfg, long long trainLength) {
   TrainableContext ctx;
   ctx.heads = cfg.heads;
   ctx.pinned.insert(cfg.pinned.begin(), cfg.pinned.end());
+  ctx.checkStart = true;
   std::lock_guard<std::mutex> lock(torchGeneratorMutex());  // as learnedPinnables
   makeEncoding(cfg.family, resolvedFamilyParams(cfg, trainLength))->trainable(ctx)->learnables();
 }

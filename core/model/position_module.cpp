@@ -31,9 +31,9 @@ PositionModuleImpl::PositionModuleImpl(const ModelConfig& cfg, long long trainLe
   TrainableContext ctx;
   ctx.heads = cfg.heads;
   ctx.pinned.insert(cfg.pinned.begin(), cfg.pinned.end());
-  // The model starts from what it is given (an eta past its cap at 0.99 of it, MATH 2.3); a user's
-  // setup with such a start is refused before this (checkTrainable: checkTrainableStart).
-  ctx.checkStart = false;
+  // ctx.checkStart stays false: the model starts from what it is given (an eta past its cap at
+  // 0.99 of it, MATH 2.3); a user's setup with such a start is refused before this
+  // (checkTrainable: checkTrainableStart).
   form_ = encoding_->trainable(ctx);
   for (Learnable& l : form_->learnables()) {
     raw_[l.name] = l.learned ? register_parameter(l.name, l.init) : register_buffer(l.name, l.init);

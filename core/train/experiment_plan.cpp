@@ -81,6 +81,19 @@ std::vector<PlannedRun> planExperiment(const ExperimentSpec& spec) {
   return plan;
 }
 
+void checkExperimentPins(const ExperimentSpec& spec) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> learnedByFamily;
+  for (const std::string& family : spec.families) {
+    ModelConfig m = spec.base.model;
+    m.family = family;
+    if (auto fp = spec.familyParams.find(family); fp != spec.familyParams.end())
+      for (const auto& [k, v] : fp->second) m.familyParams[k] = v;
+    if (spec.families.size() == 1) return checkPinsApply(m, spec.base.task.trainLength);
+    learnedByFamily.emplace_back(family, learnedPinnables(m, spec.base.task.trainLength));
+  }
+  checkPinsApplyToSome(spec.base.model.pinned, learnedByFamily);
+}
+
 size_t experimentRunCount(const ExperimentSpec& spec) {
   return std::max<size_t>(1, spec.variants.size()) * spec.families.size() * spec.seeds.size();
 }

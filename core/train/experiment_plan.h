@@ -31,7 +31,17 @@ bool isVariantKey(const std::string& key);
 // or an option value that is no number.
 void applyTaskVariant(const std::map<std::string, std::string>& variant, TrainConfig& config);
 
+// Several families: each run's model.pinned holds only the pins its family learns
+// (pinsTheFamilyLearns), so `--pin gamma` beside rope holds damped-rope's gamma and leaves rope
+// alone.
 std::vector<PlannedRun> planExperiment(const ExperimentSpec& spec);
+
+// The experiment's pins (base.model.pinned) against its families, each with its family_params:
+// with one family, each pin one it learns (checkPinsApply); with several, each pin learned by at
+// least one of them (checkPinsApplyToSome; planExperiment then narrows each run's). Throws
+// InvalidArgument naming the pin and the families. The one rule for the CLI's compare and
+// checkTrainable (train/trainable_check.h).
+void checkExperimentPins(const ExperimentSpec& spec);
 
 // How many runs planExperiment plans: variants (at least one) x families x seeds.
 size_t experimentRunCount(const ExperimentSpec& spec);

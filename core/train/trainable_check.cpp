@@ -199,9 +199,6 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     }
   }
   if (spec.families.empty()) at.key("families").fail("is empty", "list at least one family id");
-  // Pins: one family learns each; several families, at least one of them (each run pins what its
-  // family learns, planExperiment).
-  std::vector<std::pair<std::string, std::vector<std::string>>> learnedByFamily;
   for (size_t i = 0; i < spec.families.size(); ++i) {
     const std::string& family = spec.families[i];
     atField(at.key("families").index(i), [&] { familyInfo(family); });
@@ -212,17 +209,10 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     const std::map<std::string, double>& params = fp == spec.familyParams.end() ? none : fp->second;
     for (const auto& [k, v] : params) cfg.model.familyParams[k] = v;
     checkFamily(cfg, params, at.key("family_params").key(family), config);
-    const JsonPath pinnedAt = config.key("model").key("pinned");
-    if (spec.families.size() == 1)
-      atField(pinnedAt, [&] { checkPinsApply(cfg.model, cfg.task.trainLength); });
-    else
-      atField(pinnedAt, [&] {
-        learnedByFamily.emplace_back(family, learnedPinnables(cfg.model, cfg.task.trainLength));
-      });
   }
-  if (spec.families.size() > 1)
-    atField(config.key("model").key("pinned"),
-            [&] { checkPinsApplyToSome(spec.base.model.pinned, learnedByFamily); });
+  // Pins: one family learns each; several families, at least one of them (each run pins what its
+  // family learns, planExperiment).
+  atField(config.key("model").key("pinned"), [&] { checkExperimentPins(spec); });
 }
 
 void checkTrainable(const TrainConfig& config, const JsonPath& at) {

@@ -10,6 +10,7 @@
 #include "encodings/registry.h"
 #include "model/pin_check.h"
 #include "model/position_module.h"
+#include "util/error.h"
 
 namespace poslab {
 namespace {
@@ -68,6 +69,23 @@ TEST(PinDeclarations, WhatTheFamiliesLearn) {
   EXPECT_EQ(pinsOf("pope"), std::vector<std::string>{"delta"});
   EXPECT_EQ(pinsOf("pj-bias"),
             (std::vector<std::string>{"gates", "orders", "coefficients", "kappa", "slope"}));
+}
+
+// TrainableContext::checkStart is off unless asked for: the model and the pin listing take a start
+// past the learned cap (eta = 0.5 against eta_max = 0.1, MATH 2.3) and start at 0.99 eta_max; only
+// checkTrainableStart, which checks a user's setup, asks for the refusal.
+TEST(PinDeclarations, OnlyTheStartCheckRefusesAStartPastTheCap) {
+  ModelConfig cfg;
+  cfg.family = "jordan-stabilized";
+  cfg.familyParams["eta"] = 0.5;
+  TrainableContext ctx;
+  EXPECT_FALSE(ctx.checkStart);
+  auto form = makeEncoding(cfg.family, resolvedFamilyParams(cfg, 64))->trainable(ctx);
+  EXPECT_NO_THROW(form->learnables());
+  EXPECT_EQ(learnedPinnables(cfg, 64), (std::vector<std::string>{"gamma", "eta"}));
+  EXPECT_THROW(checkTrainableStart(cfg, 64), InvalidArgument);
+  cfg.familyParams["eta"] = 0.1;  // at the cap: held (it starts at 0.099)
+  EXPECT_NO_THROW(checkTrainableStart(cfg, 64));
 }
 
 }  // namespace

@@ -260,6 +260,18 @@ TEST(PopeFrequencyUsage, RefusesAnotherFamilyNamingIt) {
             std::string::npos);
 }
 
+// What the live view asks instead of comparing family ids: the two families, PoPE first, and each
+// one's schedule as MATH 1.9 (theta_c = base^(-c/D), D frequencies) and 1.2 (base^(-2c/D), D/2)
+// write it.
+TEST(PopeFrequencyUsage, NamesItsFamiliesAndTheirSchedules) {
+  EXPECT_EQ(frequencyUsageFamilies(), (std::vector<std::string>{"pope", "rope"}));
+  EXPECT_EQ(frequencySchedule("pope"), "θ_c = base^{−c/D}");
+  EXPECT_EQ(frequencySchedule("rope"), "θ_c = base^{−2c/D}");
+  EXPECT_EQ(frequencySchedule("alibi"), "");
+  EXPECT_NO_THROW(requireFrequencyUsageFamily("rope"));
+  EXPECT_THROW(requireFrequencyUsageFamily("alibi"), InvalidArgument);
+}
+
 std::string scratch(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("poslab-pope-usage-" + std::to_string(::getpid()) + "-" + name))

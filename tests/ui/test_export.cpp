@@ -15,9 +15,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <memory>
-
+#include <algorithm>
 #include <cmath>
+#include <memory>
+#include <vector>
 
 #include "app_shell.h"
 #include "explorer/attention_view.h"
@@ -234,6 +235,11 @@ class TestExport : public QObject {
     const QString text = QString::fromUtf8(readAll(md));
     // One figure per plot in the panel, each a real, non-blank PNG that the report links to.
     const auto plots = panel->findChildren<QCustomPlot*>();
+    // The panel gives the report every plot its views hold, each once.
+    std::vector<QCustomPlot*> given = panel->plots(), found(plots.begin(), plots.end());
+    std::sort(given.begin(), given.end());
+    std::sort(found.begin(), found.end());
+    QVERIFY(given == found);
     QCOMPARE(written.size(), 1 + plots.size() + 1);  // report, figures, setup.json
     for (QCustomPlot* plot : plots) {
       const QString png = path("report/run_figures/" + plotBaseName(plot) + ".png");

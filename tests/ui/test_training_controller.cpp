@@ -90,9 +90,10 @@ class TestTrainingController : public QObject {
     }
   }
 
-  // The form's maximum of every value is one core accepts, and one more is refused by formProblem
-  // naming the key (so a setup the CLI runs is one the GUI shows, and the names are core's keys).
-  // The keys and the setters here are written out independently of training_setup.cpp's table.
+  // The form's maximum of every value is one core accepts, and one more is refused by
+  // trainingSetupProblem naming the key (so a setup the CLI runs is one the GUI shows, and the
+  // names are core's keys). The keys and the setters here are written out independently of
+  // training_setup.cpp's table.
   void formRangesLieWithinCoresLimits() {
     using Set = std::function<void(poslab::ExperimentSpec&, double)>;
     using S = TrainingFormSettings;
@@ -133,12 +134,12 @@ class TestTrainingController : public QObject {
         } catch (const std::exception& ex) {
           QFAIL(qPrintable(QString("%1 = %2: core refuses %3").arg(path).arg(v).arg(ex.what())));
         }
-        QVERIFY2(formProblem(e).isEmpty(), qPrintable(formProblem(e)));
+        QVERIFY2(trainingSetupProblem(e).isEmpty(), qPrintable(trainingSetupProblem(e)));
         QCOMPARE(at(e, path).get<double>(), v);
       }
       poslab::ExperimentSpec over = tiny();
       set(over, r.max * 2);
-      const QString problem = formProblem(over, "training.");
+      const QString problem = trainingSetupProblem(over, "training.");
       QVERIFY2(problem.startsWith(QString("field 'training.%1' = ").arg(path)) &&
                    problem.contains("outside the training panel's range"),
                qPrintable(problem));

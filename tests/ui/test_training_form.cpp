@@ -3,6 +3,7 @@
 // train length that follows what the chosen task can generate.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -17,7 +18,9 @@
 #include "panel_actions.h"
 #include "tiny_setups.h"
 #include "train/architecture.h"
+#include "training/family_start_form.h"
 #include "training/training_panel.h"
+#include "training/training_setup_form.h"
 
 using namespace poslab::ui;
 
@@ -249,6 +252,44 @@ class TestTrainingForm : public QObject {
     QCOMPARE(length->value(), 12);
     QCOMPARE(length->minimum(), 9);
     QCOMPARE(panel.experiment().base.task.trainLength, 12LL);
+  }
+
+  // A start the family's learned form cannot hold is named under the family's start rows and
+  // refused at Play, not moved when the model is built: jordan-stabilized learns
+  // eta = eta_max tanh(raw) with eta_max = 0.1 (MATH 2.3), so eta 0.5 has no raw value. Pinned,
+  // eta is not learned and 0.5 is its value; 0.1, at the cap, starts at 0.099.
+  void aStartPastTheLearnedCapIsNamedAndRefused() {
+    TrainingPanel panel;
+    test::loadExperiment(panel, tinyIndirect({"jordan-stabilized"}));
+    FamilyStartForm* start = panel.setupForm()->familyStart();
+    auto* problem = start->findChild<QLabel*>("startProblem_jordan-stabilized");
+    QVERIFY(problem);
+    QVERIFY(start->problem("jordan-stabilized").isEmpty());
+    QVERIFY(problem->isHidden());
+    QDoubleSpinBox* eta = start->valueBox("jordan-stabilized", "eta");
+    QVERIFY(eta && eta->maximum() >= 0.5);
+    eta->setValue(0.5);
+    QVERIFY2(start->problem("jordan-stabilized").contains("eta = 0.5 is past the cap"),
+             qPrintable(start->problem("jordan-stabilized")));
+    QVERIFY(!problem->isHidden());
+    if (const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS"); !dir.isEmpty()) {
+      panel.resize(1200, 900);
+      panel.show();
+      QCoreApplication::processEvents();
+      QVERIFY(panel.grab().save(QDir(dir).filePath("start_past_cap.png")));
+    }
+    test::clickButton(&panel, "playButton");
+    QCOMPARE(panel.runCount(), 0);
+    QVERIFY2(panel.statusText().contains("jordan-stabilized's start: eta = 0.5 is past the cap"),
+             qPrintable(panel.statusText()));
+    start->pinBox("eta")->setChecked(true);
+    QVERIFY(start->problem("jordan-stabilized").isEmpty());
+    QVERIFY(problem->isHidden());
+    start->pinBox("eta")->setChecked(false);
+    QVERIFY(!start->problem("jordan-stabilized").isEmpty());
+    eta->setValue(0.1);
+    QVERIFY(start->problem("jordan-stabilized").isEmpty());
+    QCOMPARE(panel.experiment().familyParams.at("jordan-stabilized").at("eta"), 0.1);
   }
 };
 

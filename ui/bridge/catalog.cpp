@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 
 #include "analysis/kernel_probe.h"
 #include "analysis/pj_adaptive.h"
@@ -65,6 +66,24 @@ std::map<std::string, double> familyStartValues(const std::string& family,
   return resolvedFamilyParams(cfg, trainLength);
 }
 
+std::string familyStartProblem(const std::string& family,
+                               const std::map<std::string, double>& params, long long dModel,
+                               long long heads, long long trainLength,
+                               const std::vector<std::string>& pinned) {
+  ModelConfig cfg;
+  cfg.family = family;
+  cfg.familyParams = params;
+  cfg.dModel = dModel;
+  cfg.heads = std::max(1LL, heads);
+  cfg.pinned = pinned;
+  try {
+    checkTrainableStart(cfg, trainLength);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 const std::vector<std::string>& familyPins(const std::string& family) {
   static std::map<std::string, std::vector<std::string>> known;  // UI thread only
   // A file loaded again may learn other parameters: its pins are known per content.
@@ -93,6 +112,15 @@ std::vector<long long> taskAccuracyDistances(const poslab::TaskConfig& config, l
     return makeTask(config)->accuracyDistances(length);
   } catch (const std::exception&) {
     return {};
+  }
+}
+std::pair<long long, long long> taskLengthRange(const poslab::TaskConfig& config) {
+  if (taskTakesText(config.id)) return {0, -1};
+  try {
+    const std::unique_ptr<Task> task = makeTask(config);
+    return {task->minLength(), task->maxLength()};
+  } catch (const std::exception&) {
+    return {0, -1};
   }
 }
 std::vector<std::string> probeTargetNames() {

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "encodings/params.h"   // ParamSpec: plain data, no torch
@@ -45,6 +46,14 @@ std::map<std::string, double> familyStartValues(const std::string& family,
                                                 const std::map<std::string, double>& params,
                                                 long long dModel, long long heads,
                                                 long long trainLength);
+// Empty when a run of `family` can start from the setup's `params` with the pins `pinned` (the
+// model's size and the training length as for familyStartValues), else core's message
+// (checkTrainableStart, model/pin_check.h: a start the learned form cannot hold, e.g. an eta past
+// eta_max tanh's cap). The start box and Play ask this; checkTrainable asks it of a setup loaded.
+std::string familyStartProblem(const std::string& family,
+                               const std::map<std::string, double>& params, long long dModel,
+                               long long heads, long long trainLength,
+                               const std::vector<std::string>& pinned);
 // The pins `family` declares on what it learns (core's learnedPinnables, model/pin_check.h), at
 // the default model size; empty for a family that learns nothing or cannot be built here.
 const std::vector<std::string>& familyPins(const std::string& family);
@@ -55,6 +64,10 @@ std::vector<std::string> trainingTaskIds();
 // below T - 2), smallest first; empty for a task without distances and for a config that makes no
 // task (the trainer names its problem when a run is built).
 std::vector<long long> taskAccuracyDistances(const poslab::TaskConfig& config, long long length);
+// The lengths a task built from `config` generates (core's Task::minLength, maxLength), for a
+// view that offers lengths to measure at; {0, -1} (none) for a text task (it would read its file
+// here, on the UI thread) and for a config that makes no task.
+std::pair<long long, long long> taskLengthRange(const poslab::TaskConfig& config);
 std::vector<std::string> probeTargetNames();  // core probeTargetNames(): toy, then lag kernels
 std::vector<std::string> defaultProbeFamilyIds();
 // The diagnostics tab's targets: the kernel-LM targets (least-squares PJ-bias fit), then the

@@ -78,6 +78,11 @@ QCheckBox* FamilyStartForm::pinBox(const std::string& pin) const {
   return it == pins_.end() ? nullptr : it->second;
 }
 
+QString FamilyStartForm::problem(const std::string& family) const {
+  auto it = problems_.find(family);
+  return it == problems_.end() ? QString() : it->second->text();
+}
+
 bool FamilyStartForm::isSet(const std::string& family, const std::string& name) const {
   auto f = start_.params.find(family);
   return f != start_.params.end() && f->second.count(name);
@@ -89,6 +94,7 @@ void FamilyStartForm::rebuild() {
   boxes_.clear();
   modelValues_.clear();
   pins_.clear();
+  problems_.clear();
   for (const std::string& family : families_) {
     const FamilyDescription* d = findFamily(family);
     if (!d) continue;
@@ -118,6 +124,13 @@ void FamilyStartForm::rebuild() {
       boxes_[{family, p.name}] = box;
       rows_->addRow(label(p.name, d), box);
     }
+    auto* problem = new QLabel(this);
+    problem->setObjectName(QString::fromStdString("startProblem_" + family));
+    problem->setWordWrap(true);
+    problem->setStyleSheet(QStringLiteral("color: #b00020"));
+    problem->setVisible(false);
+    problems_[family] = problem;
+    rows_->addRow(problem);
   }
   // One list of pins for every family (config.model.pinned), each offered by the families that
   // declare it.
@@ -150,6 +163,7 @@ void FamilyStartForm::rebuild() {
         auto& p = start_.pinned;
         p.erase(std::remove(p.begin(), p.end(), pin), p.end());
         if (on) p.push_back(pin);
+        refreshValues();  // a pinned parameter is not learned: its start is not mapped
       });
       pins_[pin] = box;
       pinLayout->addWidget(box);
@@ -189,6 +203,13 @@ void FamilyStartForm::refreshValues() {
       if (key.first != family) continue;
       const auto v = values.find(key.second);
       shown->setText(v == values.end() ? tr("(the model's)") : QString::number(v->second));
+    }
+    if (auto p = problems_.find(family); p != problems_.end()) {
+      const std::string why = familyStartProblem(
+          family, given == start_.params.end() ? std::map<std::string, double>{} : given->second,
+          dModel_, heads_, trainLength_, start_.pinned);
+      p->second->setText(QString::fromStdString(why));
+      p->second->setVisible(!why.empty());
     }
   }
   filling_ = false;

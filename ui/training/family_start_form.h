@@ -4,7 +4,9 @@
 // (bridge familyStartValues: the family's trained start, L = the training length) and becomes set
 // when edited. head_dim and heads come from the model and are shown, not edited. The pins are the
 // ones the checked families declare (bridge familyPins); one list for every family, as
-// config.model.pinned is: each run holds the ones its family learns (core's planExperiment).
+// config.model.pinned is: each run holds the ones its family learns (core's planExperiment). A
+// start the family's learned form cannot hold (an eta past its cap) is named under the family's
+// rows as core's check words it, and Play refuses it (runSpecsFromForm).
 // Values in and out as FamilyStart (training_setup.h).
 #pragma once
 
@@ -36,6 +38,9 @@ class FamilyStartForm : public QWidget {
   // The box of `family`'s parameter `name` (tests; null when not shown).
   QDoubleSpinBox* valueBox(const std::string& family, const std::string& name) const;
   QCheckBox* pinBox(const std::string& pin) const;
+  // Why `family` cannot start from the values shown with the pins checked (core's start check,
+  // bridge familyStartProblem: an eta past its learned cap), shown under its rows; empty: it can.
+  QString problem(const std::string& family) const;
 
  private:
   // `family` was loaded (again) from its file: when shown, its rows are built from its metadata
@@ -53,6 +58,7 @@ class FamilyStartForm : public QWidget {
   std::map<std::pair<std::string, std::string>, QDoubleSpinBox*> boxes_;
   std::map<std::pair<std::string, std::string>, QLabel*> modelValues_;
   std::map<std::string, QCheckBox*> pins_;
+  std::map<std::string, QLabel*> problems_;  // family -> its start problem (hidden when none)
 };
 
 }  // namespace poslab::ui

@@ -6,12 +6,14 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QStringList>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/target_label.h"
+#include "bridge/catalog.h"
 #include "export/plot_export.h"
 #include "family_names.h"
 #include "math/formula_unicode.h"
@@ -21,8 +23,6 @@
 namespace poslab::ui {
 
 namespace {
-constexpr long long kMaxProbeLength = 1LL << 20;  // the bits-then-QUERY tasks' longest sequence
-
 // As `poslab-cli response` prints its numbers: three significant digits, "-" when undefined.
 QString number(double v) {
   return std::isfinite(v) ? QString::number(v, 'g', 3) : QStringLiteral("-");
@@ -36,6 +36,17 @@ QCPRange symmetricRange(const std::vector<double>& values) {
     if (std::isfinite(v)) largest = std::max(largest, std::abs(v));
   if (!(largest > 0)) largest = 1;
   return QCPRange(-1.1 * largest, 1.1 * largest);
+}
+
+// The tasks with a learned kernel to measure (TaskCapabilities::lagResponse), joined by `word`:
+// "kernel-lm and sector-teacher".
+QString lagResponseTasks(const QString& word) {
+  QStringList ids;
+  for (const poslab::TaskInfo* t : poslab::allTasks())
+    if (t->capabilities.lagResponse) ids << QString::fromStdString(t->id);
+  if (ids.size() < 2) return ids.join(QString());
+  const QString last = ids.takeLast();
+  return ids.join(QStringLiteral(", ")) + ' ' + word + ' ' + last;
 }
 }  // namespace
 
@@ -157,8 +168,14 @@ void LagResponseView::onRunChanged() {
     const poslab::TrainConfig& c = configs_[static_cast<size_t>(i)];
     lengths = c.run.evalLengths;
     lengths.push_back(8 * c.task.trainLength);
+    // Lengths the task generates (the probe refuses others); at least 2: a lag to flip.
+    poslab::TaskConfig task = c.task;
+    task.headDim = c.model.headDim();  // as the run builds it (kernel-lm's omega)
+    const auto [shortest, longest] = taskLengthRange(task);
     lengths.erase(std::remove_if(lengths.begin(), lengths.end(),
-                                 [](long long l) { return l < 2 || l > kMaxProbeLength; }),
+                                 [lo = shortest, hi = longest](long long l) {
+                                   return l < std::max(2LL, lo) || l > hi;
+                                 }),
                   lengths.end());
     std::sort(lengths.begin(), lengths.end());
     lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
@@ -185,11 +202,12 @@ void LagResponseView::onRunChanged() {
   measure_->setEnabled(can);
   length_->setEnabled(can);
   if (i < 0)
-    info_->setText(tr("start or load a kernel-lm or sector-teacher run, then press Measure"));
+    info_->setText(
+        tr("start or load a %1 run, then press Measure").arg(lagResponseTasks(tr("or"))));
   else if (!measurable())
-    info_->setText(tr("The learned kernel is measured for kernel-lm and sector-teacher runs; "
-                      "this run's task is %1.")
-                       .arg(QString::fromStdString(configs_[static_cast<size_t>(i)].task.id)));
+    info_->setText(tr("The learned kernel is measured for %1 runs; this run's task is %2.")
+                       .arg(lagResponseTasks(tr("and")),
+                            QString::fromStdString(configs_[static_cast<size_t>(i)].task.id)));
   else
     info_->setText(tr("press Measure: the lag response at T = %1 appears here").arg(length()));
 }

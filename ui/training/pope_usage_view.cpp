@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/pope_frequency_usage.h"  // torch-free
 #include "family_names.h"
 #include "math/formula_unicode.h"
 #include "plot_style.h"
@@ -24,16 +25,16 @@ QString number(double v) {
 }
 }  // namespace
 
-// The x axis: the frequency index and the family's schedule (PoPE's D components, RoPE's D/2
-// pairs), in the formulas' notation.
+// The x axis: the frequency index and the family's schedule (core's frequencySchedule: PoPE's D
+// components, RoPE's D/2 pairs), in the formulas' notation.
 QString PopeUsageView::frequencyAxisTitle(const std::string& family) {
-  const QString schedule =
-      family == "rope" ? QStringLiteral("θ_c = base^{−2c/D}") : QStringLiteral("θ_c = base^{−c/D}");
+  const QString schedule = QString::fromStdString(poslab::frequencySchedule(family));
   return tr("frequency index c (%1: c = 0 is the fastest)").arg(formulaToUnicode(schedule));
 }
 
 bool PopeUsageView::hasPopeUsage(const std::string& family) {
-  return family == "pope" || family == "rope";  // the PoPE paper's two (MATH 4.6)
+  const auto& families = poslab::frequencyUsageFamilies();  // MATH 4.6: PoPE and RoPE
+  return std::find(families.begin(), families.end(), family) != families.end();
 }
 
 PopeUsageView::PopeUsageView(QWidget* parent) : QWidget(parent) {
@@ -69,7 +70,7 @@ PopeUsageView::PopeUsageView(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("popeUsagePlot");
-  stylePlot(plot_, frequencyAxisTitle("pope"), tr("usage share"));
+  stylePlot(plot_, frequencyAxisTitle(poslab::frequencyUsageFamilies().front()), tr("usage share"));
   // Frequencies are whole indices: ticks at integers (or multiples when zoomed out).
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(1.0);
@@ -108,7 +109,7 @@ void PopeUsageView::setRuns(const std::vector<poslab::TrainConfig>& configs) {
     // The box selects its first item by itself: only a choice made before counts.
     run_->setCurrentIndex(keep >= 0 && keep < run_->count() ? keep : -1);
     // Otherwise a PoPE run when there is one, else a RoPE run: the others have nothing to measure.
-    for (const char* family : {"pope", "rope"})
+    for (const std::string& family : poslab::frequencyUsageFamilies())
       for (int i = 0; !measurable() && i < run_->count(); ++i)
         if (configs_[static_cast<size_t>(i)].model.family == family) run_->setCurrentIndex(i);
   }

@@ -40,6 +40,8 @@ class TrainingCurvesView : public QWidget {
   // query's attention entropy or effective support; NaN where the point has none.
   double shownMetric(const poslab::EvalResult& point) const;
   void replot();  // rescales and replots the three plots
+  // Its plots: loss, training accuracy, evaluation (the run report's figures).
+  std::vector<QCustomPlot*> plots() const { return {lossPlot_, accuracyPlot_, evalPlot_}; }
 
  Q_SIGNALS:
   void metricChanged();  // the evaluation curves need redrawing (showEvaluation)

@@ -334,9 +334,12 @@ void TrainingPanel::replot() {
 }
 
 std::vector<QCustomPlot*> TrainingPanel::plots() const {
-  // The views own their plots (one or several each); the panel owns the views.
-  const QList<QCustomPlot*> all = findChildren<QCustomPlot*>();
-  return {all.begin(), all.end()};
+  // Each view's plots, in the tabs' order (the samples view has none).
+  std::vector<QCustomPlot*> out = curvesView_->plots();
+  for (QCustomPlot* p : {positionView_->plot(), attentionView_->plot(), lagResponseView_->plot(),
+                         popeUsageView_->plot(), distanceView_->plot()})
+    out.push_back(p);
+  return out;
 }
 
 void TrainingPanel::showStatus(const QString& text) {

@@ -241,6 +241,11 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
   return e;
 }
 
+namespace {
+// Empty when the form holds every value of `spec` it shows exactly; else the first field it would
+// clamp or round ("field 'config.model.d_model' = 8192 is outside the training panel's range
+// [4, 4096]"), named as in a preset file under `prefix` ("training." in a session). The last part
+// of trainingSetupProblem.
 QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
   for (const FormField& f : formFields()) {
     QString problem;
@@ -257,6 +262,7 @@ QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
   }
   return taskOptionsProblem(spec.base.task, prefix + QStringLiteral("config."));
 }
+}  // namespace
 
 QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& prefix,
                              bool checkRuns) {
@@ -319,6 +325,16 @@ std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setu
     // Over a work budget nothing is built: the status names the control to change.
     if (const std::string problem = trainingBudgetProblem(p.config); !problem.empty()) {
       *error = QString::fromStdString(problem);
+      return {};
+    }
+    // A start the family's learned form cannot hold would be moved when the model is built (an
+    // eta past its cap starts at 0.99 of it): refused, as checkTrainable refuses it in a file.
+    const poslab::ModelConfig& m = p.config.model;
+    if (const std::string problem = familyStartProblem(m.family, m.familyParams, m.dModel, m.heads,
+                                                       p.config.task.trainLength, m.pinned);
+        !problem.empty()) {
+      *error = QObject::tr("%1's start: %2")
+                   .arg(QString::fromStdString(m.family), QString::fromStdString(problem));
       return {};
     }
     TrainingRunSpec s;

@@ -79,7 +79,7 @@ using FormMember = std::variant<long long TrainingFormSettings::*, double Traini
                                 uint64_t TrainingFormSettings::*>;
 // The range of that box: core's limits for the value (its key table's row), narrowed where the box
 // must be (at least one step; a seed an int holds). The form sets its boxes from it and
-// formProblem checks a setup against it. {0, 0} for a member the form shows in no box.
+// trainingSetupProblem checks a setup against it. {0, 0} for a member the form shows in no box.
 FormRange formRange(FormMember member);
 // The value's key path in core's experiment JSON, as messages name it ("config.model.d_model").
 std::string formPath(FormMember member);
@@ -99,23 +99,22 @@ poslab::ExperimentSpec experimentFromForm(const poslab::ExperimentSpec& setup,
 // word, 0, a negative).
 std::optional<std::vector<long long>> parseEvalLengths(const QString& text);
 
-// Empty when the form holds every value of `spec` it shows exactly; else the first field it would
-// clamp or round ("field 'config.model.d_model' = 8192 is outside the training panel's range
-// [4, 4096]"), named as in a preset file under `prefix` ("training." in a session).
-QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {});
 // The one check of a setup the training tab is given (a preset, a session, a lesson step): empty,
 // or the first problem, its field named as in a preset file under `prefix` ("training." in a
 // session): a task the tab lists, 1-4 known families and known families in family_params; with
 // `checkRuns` everything core's checkTrainable asks of the runs (kernels, options, text file,
 // parameters, pins, evaluation budgets, device: a session is refused at load, not at Play); and
-// formProblem.
+// last every value the form's boxes hold, within their ranges (formRange) and to their precision:
+// the first field they would clamp or round ("field 'config.model.d_model' = 8192 is outside the
+// training panel's range [4, 4096]").
 QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& prefix = {},
                              bool checkRuns = false);
 
 // The runs the form describes on top of `setup`: one per checked family (in the family list's
 // order), planned as the CLI plans them (planExperiment) with the form's one seed and task. Empty,
-// with *error, for text that is not a value, a wrong number of families or a run over a work
-// budget (bridge/training_budget.h); core checks the rest when the runs are built.
+// with *error, for text that is not a value, a wrong number of families, a run over a work
+// budget (bridge/training_budget.h) or a family start its learned form cannot hold (bridge
+// familyStartProblem: the model would move it); core checks the rest when the runs are built.
 std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setup,
                                               const TrainingFormSettings& form, QString* error);
 
