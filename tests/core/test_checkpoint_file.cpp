@@ -20,7 +20,7 @@
 namespace poslab {
 namespace {
 
-std::string scratch(const std::string& name) {
+std::string checkpointScratch(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("poslab-ckpt-" + std::to_string(::getpid()) + "-" + name))
       .string();
@@ -31,7 +31,7 @@ void writeBytes(const std::string& path, const std::vector<char>& bytes) {
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-std::string refusal(const std::string& path) {
+std::string checkpointRefusal(const std::string& path) {
   try {
     readCheckpointDict(path);
   } catch (const Error& e) {
@@ -76,7 +76,7 @@ TEST(CheckpointFile, ARealCheckpointPasses) {
                                        /*trainLength=*/8, /*batch=*/2, /*steps=*/3);
   Trainer t(c);
   t.step();
-  const std::string path = scratch("real.pt");
+  const std::string path = checkpointScratch("real.pt");
   t.saveCheckpoint(path);
   const auto dict = readCheckpointDict(path);
   EXPECT_EQ(dict.at("step").toInt(), 1);
@@ -97,9 +97,9 @@ TEST(CheckpointFile, RefusesATensorReachingPastItsStorage) {
   dict.insert("step", static_cast<int64_t>(0));
   dict.insert("model", model);
   dict.insert("optimizer", c10::Dict<std::string, at::Tensor>());
-  const std::string path = scratch("outside.pt");
+  const std::string path = checkpointScratch("outside.pt");
   writeBytes(path, torch::pickle_save(c10::IValue(dict)));
-  const std::string message = refusal(path);
+  const std::string message = checkpointRefusal(path);
   // LibTorch 2.x's unpickler checks the storage bound itself, so the file is refused while it is
   // read (as unreadable); 1.13 rebuilds the tensor and PosLab's own check names it.
   const std::string expected = compat::kTorch2 ? "is not a PosLab checkpoint (unreadable)"
@@ -110,14 +110,14 @@ TEST(CheckpointFile, RefusesATensorReachingPastItsStorage) {
 }
 
 TEST(CheckpointFile, RefusesGarbageAndWrongTypesNamingTheFile) {
-  const std::string path = scratch("garbage.pt");
+  const std::string path = checkpointScratch("garbage.pt");
   writeBytes(path, {'P', 'K', '\x03', '\x04', 'x'});
-  EXPECT_NE(refusal(path).find("checkpoint " + path + " is not a PosLab checkpoint"),
+  EXPECT_NE(checkpointRefusal(path).find("checkpoint " + path + " is not a PosLab checkpoint"),
             std::string::npos);
   c10::impl::GenericDict dict(c10::StringType::get(), c10::AnyType::get());
   dict.insert("format", static_cast<int64_t>(1));  // not a string: torch's toStringRef throws
   writeBytes(path, torch::pickle_save(c10::IValue(dict)));
-  EXPECT_NE(refusal(path).find("has an unknown format"), std::string::npos);
+  EXPECT_NE(checkpointRefusal(path).find("has an unknown format"), std::string::npos);
   std::filesystem::remove(path);
 }
 

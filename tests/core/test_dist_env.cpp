@@ -23,7 +23,7 @@ struct FakeEnv {
 };
 
 // The message of readDistEnv's InvalidArgument, or "" when it does not throw.
-std::string errorOf(const FakeEnv& e) {
+std::string errorOfInDistEnv(const FakeEnv& e) {
   try {
     readDistEnv(e.lookup());
   } catch (const InvalidArgument& ex) {
@@ -105,35 +105,38 @@ TEST(DistEnv, TorchrunAgentStore) {
 }
 
 TEST(DistEnv, PartialOrMalformedNamesTheVariable) {
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}}}).find("WORLD_SIZE is not set"), std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"WORLD_SIZE", "2"}}}).find("RANK is not set"), std::string::npos);
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"RANK", "0"}}}).find("WORLD_SIZE is not set"),
+            std::string::npos);
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"WORLD_SIZE", "2"}}}).find("RANK is not set"),
+            std::string::npos);
   EXPECT_NE(
-      errorOf(
+      errorOfInDistEnv(
           FakeEnv{{{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}}})
           .find("RANK='x' is not a whole number"),
       std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}}})
-                .find("MASTER_ADDR is not set"),
-            std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}})
+  EXPECT_NE(
+      errorOfInDistEnv(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "29500"}}})
+          .find("MASTER_ADDR is not set"),
+      std::string::npos);
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}})
                 .find("MASTER_PORT is not set"),
             std::string::npos);
   EXPECT_NE(
-      errorOf(
+      errorOfInDistEnv(
           FakeEnv{{{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}}})
           .find("RANK=2 is not below WORLD_SIZE=2"),
       std::string::npos);
   EXPECT_NE(
-      errorOf(
+      errorOfInDistEnv(
           FakeEnv{
               {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}}})
           .find("MASTER_PORT=70000 is outside"),
       std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"RANK", "-1"}, {"WORLD_SIZE", "2"}}}).find("RANK='-1'"),
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"RANK", "-1"}, {"WORLD_SIZE", "2"}}}).find("RANK='-1'"),
             std::string::npos);
-  EXPECT_NE(
-      errorOf(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "99999999999999999999"}}}).find("WORLD_SIZE"),
-      std::string::npos);
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"RANK", "0"}, {"WORLD_SIZE", "99999999999999999999"}}})
+                .find("WORLD_SIZE"),
+            std::string::npos);
 }
 
 TEST(DistEnv, SlurmTakesTheFirstNodeAndAJobPort) {
@@ -174,19 +177,20 @@ TEST(DistEnv, SlurmMasterVariablesWinAndTorchrunWinsOverSlurm) {
 }
 
 TEST(DistEnv, SlurmWithoutNodesOrPortNamesTheVariable) {
-  EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}}})
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}}})
                 .find("SLURM_JOB_NODELIST is not set"),
             std::string::npos);
   EXPECT_NE(
-      errorOf(FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "a"}}})
+      errorOfInDistEnv(
+          FakeEnv{{{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "a"}}})
           .find("SLURM_JOB_ID is not set"),
       std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"}}}).find("SLURM_NTASKS is not set"),
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"SLURM_PROCID", "0"}}}).find("SLURM_NTASKS is not set"),
             std::string::npos);
-  EXPECT_NE(errorOf(FakeEnv{{{"SLURM_PROCID", "0"},
-                             {"SLURM_NTASKS", "2"},
-                             {"SLURM_JOB_NODELIST", "r[1-2]-n[1-2]"},
-                             {"SLURM_JOB_ID", "1"}}})
+  EXPECT_NE(errorOfInDistEnv(FakeEnv{{{"SLURM_PROCID", "0"},
+                                      {"SLURM_NTASKS", "2"},
+                                      {"SLURM_JOB_NODELIST", "r[1-2]-n[1-2]"},
+                                      {"SLURM_JOB_ID", "1"}}})
                 .find("SLURM_JOB_NODELIST"),
             std::string::npos);
 }

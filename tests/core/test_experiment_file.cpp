@@ -40,7 +40,7 @@ json validExperiment() {
 }
 
 // The message readExperiment throws for `j`, or "" when it reads.
-std::string errorOf(const json& j) {
+std::string errorOfExperiment(const json& j) {
   try {
     readExperiment(j, JsonPath{"test.json", ""});
   } catch (const InvalidArgument& e) {
@@ -181,13 +181,13 @@ TEST(ExperimentFile, RefusesWhatTheCliUsedToIgnore) {
   for (const Case& c : cases) {
     json j = validExperiment();
     c.edit(j);
-    const std::string message = errorOf(j);
+    const std::string message = errorOfExperiment(j);
     EXPECT_FALSE(message.empty()) << c.name << " was accepted";
     for (const std::string& part : c.expected)
       EXPECT_NE(message.find(part), std::string::npos)
           << c.name << ": '" << message << "' lacks '" << part << "'";
   }
-  EXPECT_EQ(errorOf(validExperiment()), "");  // the unedited experiment reads
+  EXPECT_EQ(errorOfExperiment(validExperiment()), "");  // the unedited experiment reads
 }
 
 // Pin names are the families' own (PJ-bias pins omega; RoPE pins nothing), so the reader takes any

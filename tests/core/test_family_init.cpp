@@ -42,31 +42,32 @@ double referenceInverseSoftplus(double y) {
   return y + std::log(-std::expm1(-y));
 }
 
-struct Built {
+struct FamilyInitBuilt {
   PositionModule module{nullptr};
   std::map<std::string, at::Tensor> params, buffers;
 };
 
-Built build(const std::string& family, long long heads, long long headDim, long long trainLength,
-            std::map<std::string, double> familyParams = {}) {
+FamilyInitBuilt buildInFamilyInit(const std::string& family, long long heads, long long headDim,
+                                  long long trainLength,
+                                  std::map<std::string, double> familyParams = {}) {
   ModelConfig cfg;
   cfg.family = family;
   cfg.familyParams = std::move(familyParams);
   cfg.heads = heads;
   cfg.dModel = heads * headDim;
-  Built b;
+  FamilyInitBuilt b;
   b.module = PositionModule(cfg, trainLength);
   for (const auto& p : b.module->named_parameters(false)) b.params[p.key()] = p.value().detach();
   for (const auto& p : b.module->named_buffers(false)) b.buffers[p.key()] = p.value().detach();
   return b;
 }
 
-const JordanLayout& layoutOf(const Built& b) {
+const JordanLayout& layoutOf(const FamilyInitBuilt& b) {
   return dynamic_cast<const RotaryEncoding&>(b.module->encoding()).layout();
 }
 
 // Every entry of t (any shape) equals want to within tol, relative.
-void expectAll(const at::Tensor& t, double want, double tol, const std::string& what) {
+void expectAllInFamilyInit(const at::Tensor& t, double want, double tol, const std::string& what) {
   const at::Tensor d = t.to(at::kDouble).flatten();
   for (int64_t n = 0; n < d.numel(); ++n)
     EXPECT_NEAR(d[n].item<double>(), want, tol * (std::abs(want) + 1e-12))
@@ -92,11 +93,13 @@ std::vector<double> ropeSchedule(long long count, long long D, double base) {
 }
 
 // The reference JordanRoPE's initial gamma (init 1e-4, floor 1e-4) and eta (0), (H, nb).
-void expectReferenceGammaEta(const Built& b, long long H, long long nb, const std::string& what) {
+void expectReferenceGammaEta(const FamilyInitBuilt& b, long long H, long long nb,
+                             const std::string& what) {
   expectShape(b.params.at("gamma_raw"), {H, nb}, what + " gamma_raw");
   expectShape(b.params.at("eta_raw"), {H, nb}, what + " eta_raw");
-  expectAll(b.params.at("gamma_raw"), referenceInverseSoftplus(1e-4 - 1e-4), 1e-6, what);
-  expectAll(b.params.at("eta_raw"), 0.0, 0.0, what + " eta_raw");
+  expectAllInFamilyInit(b.params.at("gamma_raw"), referenceInverseSoftplus(1e-4 - 1e-4), 1e-6,
+                        what);
+  expectAllInFamilyInit(b.params.at("eta_raw"), 0.0, 0.0, what + " eta_raw");
   const auto snap = b.module->snapshot();
   ASSERT_EQ(snap.at("gamma").size(), static_cast<size_t>(H * nb)) << what;
   for (double g : snap.at("gamma")) EXPECT_NEAR(g, 1e-4 + 1e-8, 1e-11) << what;
@@ -104,7 +107,7 @@ void expectReferenceGammaEta(const Built& b, long long H, long long nb, const st
 }
 
 // eta's cap: a large raw value saturates at eta_max.
-void expectEtaCap(Built& b, double etaMax, const std::string& what) {
+void expectEtaCap(FamilyInitBuilt& b, double etaMax, const std::string& what) {
   {
     torch::NoGradGuard guard;
     b.module->named_parameters(false)["eta_raw"].fill_(20.0);
@@ -116,7 +119,7 @@ void expectEtaCap(Built& b, double etaMax, const std::string& what) {
 
 // One group of order-2 blocks with shear time `kind` (at context scale L where it has one),
 // rotating at omega (one entry per block).
-void expectOrderTwoBlocks(const Built& b, ShearKind kind, long long L,
+void expectOrderTwoBlocks(const FamilyInitBuilt& b, ShearKind kind, long long L,
                           const std::vector<double>& omega, const std::string& what) {
   const JordanLayout& layout = layoutOf(b);
   ASSERT_EQ(layout.groups.size(), 1u) << what;
@@ -127,22 +130,22 @@ void expectOrderTwoBlocks(const Built& b, ShearKind kind, long long L,
 }
 
 // The bounded absolute shear at the reference's train_context L.
-void expectBoundedShearBlocks(const Built& b, long long L, const std::vector<double>& omega,
-                              const std::string& what) {
+void expectBoundedShearBlocks(const FamilyInitBuilt& b, long long L,
+                              const std::vector<double>& omega, const std::string& what) {
   expectOrderTwoBlocks(b, ShearKind::AbsoluteSaturating, L, omega, what);
 }
 
 TEST(FamilyInit, JordanRopeIsTheReferenceTrainableForm) {
   constexpr long long H = 3, D = 16, L = 32;
-  Built b = build("jordan-stabilized-abs", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("jordan-stabilized-abs", H, D, L);
   expectReferenceGammaEta(b, H, D / 4, "jordan-stabilized-abs");
   expectBoundedShearBlocks(b, L, ropeSchedule(D / 4, D, 10000), "jordan-stabilized-abs");
   expectEtaCap(b, 0.1, "jordan-stabilized-abs");
   // The laptop kernel-LM preset keeps the reference's eta tau range at a shorter window: eta_max
   // scaled by 1024 / L.
-  Built wide = build("jordan-stabilized-abs", H, D, L, {{"eta_max", 1.6}});
+  FamilyInitBuilt wide = buildInFamilyInit("jordan-stabilized-abs", H, D, L, {{"eta_max", 1.6}});
   expectEtaCap(wide, 1.6, "jordan-stabilized-abs eta_max = 1.6");
-  Built noGamma = build("jordan-no-gamma", H, D, L, {{"eta_max", 0.5}});
+  FamilyInitBuilt noGamma = buildInFamilyInit("jordan-no-gamma", H, D, L, {{"eta_max", 0.5}});
   expectEtaCap(noGamma, 0.5, "jordan-no-gamma eta_max = 0.5");
 }
 
@@ -150,7 +153,7 @@ TEST(FamilyInit, JordanRopeIsTheReferenceTrainableForm) {
 // shear time i - j (linear, so it keeps the group law) and RoPE's schedule.
 TEST(FamilyInit, JordanExactIsJordanRopeWithTheRawShearTime) {
   constexpr long long H = 2, D = 16, L = 40;
-  Built b = build("jordan-exact", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("jordan-exact", H, D, L);
   expectReferenceGammaEta(b, H, D / 4, "jordan-exact");
   expectOrderTwoBlocks(b, ShearKind::Linear, L, ropeSchedule(D / 4, D, 10000), "jordan-exact");
   expectEtaCap(b, 0.1, "jordan-exact");
@@ -161,7 +164,7 @@ TEST(FamilyInit, JordanExactIsJordanRopeWithTheRawShearTime) {
 // length.
 TEST(FamilyInit, RelativeStabilizedJordanHasJordanRopesLearnables) {
   constexpr long long H = 3, D = 8, L = 48;
-  Built b = build("jordan-stabilized", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("jordan-stabilized", H, D, L);
   expectReferenceGammaEta(b, H, D / 4, "jordan-stabilized");
   expectOrderTwoBlocks(b, ShearKind::Saturating, L, ropeSchedule(D / 4, D, 10000),
                        "jordan-stabilized");
@@ -172,9 +175,9 @@ TEST(FamilyInit, RelativeStabilizedJordanHasJordanRopesLearnables) {
 // [-2 pi, 0].
 TEST(FamilyInit, PopeStartsItsPhaseBiasAtZeroPerHeadAndComponent) {
   constexpr long long H = 3, D = 8;
-  Built b = build("pope", H, D, 32);
+  FamilyInitBuilt b = buildInFamilyInit("pope", H, D, 32);
   expectShape(b.params.at("delta"), {H, D}, "delta");
-  expectAll(b.params.at("delta"), 0.0, 0.0, "delta");
+  expectAllInFamilyInit(b.params.at("delta"), 0.0, 0.0, "delta");
   auto meanDelta = [&](double raw) {
     {
       torch::NoGradGuard guard;
@@ -191,7 +194,7 @@ TEST(FamilyInit, PopeStartsItsPhaseBiasAtZeroPerHeadAndComponent) {
 // The reference's real_jordan: JordanRoPE with force_zero_omega, the same learnables.
 TEST(FamilyInit, RealJordanIsJordanRopeWithoutRotation) {
   constexpr long long H = 2, D = 16, L = 48;
-  Built b = build("real-jordan", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("real-jordan", H, D, L);
   expectReferenceGammaEta(b, H, D / 4, "real-jordan");
   expectBoundedShearBlocks(b, L, std::vector<double>(D / 4, 0.0), "real-jordan");
   expectEtaCap(b, 0.1, "real-jordan");
@@ -201,31 +204,31 @@ TEST(FamilyInit, RealJordanIsJordanRopeWithoutRotation) {
 // gamma is 0 exactly and not a parameter; eta as jordan_rope's.
 TEST(FamilyInit, JordanNoGammaHasNoDecayToLearn) {
   constexpr long long H = 2, D = 16, L = 40;
-  Built b = build("jordan-no-gamma", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("jordan-no-gamma", H, D, L);
   EXPECT_EQ(b.params.count("gamma_raw"), 0u) << "force_zero_gamma: no gamma parameter";
   expectShape(b.params.at("eta_raw"), {H, D / 4}, "eta_raw");
-  expectAll(b.params.at("eta_raw"), 0.0, 0.0, "eta_raw");
+  expectAllInFamilyInit(b.params.at("eta_raw"), 0.0, 0.0, "eta_raw");
   expectBoundedShearBlocks(b, L, ropeSchedule(D / 4, D, 10000), "jordan-no-gamma");
-  expectAll(layoutOf(b).groups[0].gamma, 0.0, 0.0, "gamma");
+  expectAllInFamilyInit(layoutOf(b).groups[0].gamma, 0.0, 0.0, "gamma");
   expectEtaCap(b, 0.1, "jordan-no-gamma");
 }
 
 TEST(FamilyInit, DampedRopeIsOrderTwoBlocksOnTheFastHalfWithoutShear) {
   constexpr long long H = 2, D = 32;
-  Built b = build("damped-rope", H, D, 64);
+  FamilyInitBuilt b = buildInFamilyInit("damped-rope", H, D, 64);
   expectShape(b.params.at("gamma_raw"), {H, D / 4}, "gamma_raw");
   EXPECT_EQ(b.params.count("eta_raw"), 0u) << "the reference forces eta = 0";
-  expectAll(b.params.at("gamma_raw"), referenceInverseSoftplus(0.0), 1e-6, "gamma_raw");
+  expectAllInFamilyInit(b.params.at("gamma_raw"), referenceInverseSoftplus(0.0), 1e-6, "gamma_raw");
   const JordanGroup& g = layoutOf(b).groups.at(0);
   EXPECT_EQ(g.order, 2);
-  expectAll(g.shear, 0.0, 0.0, "shear");
+  expectAllInFamilyInit(g.shear, 0.0, 0.0, "shear");
   // omega_b = base^(-2b/D), b < D/4: the upper (fast) half of RoPE's D/2 frequencies.
   expectOmega(g, ropeSchedule(D / 4, D, 10000), "damped-rope");
 }
 
 TEST(FamilyInit, DirectSumIsRopeOnHalfPlusUnrotatedJordanBlocks) {
   constexpr long long H = 2, D = 32, L = 48;
-  Built b = build("direct-sum", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("direct-sum", H, D, L);
   expectReferenceGammaEta(b, H, D / 8, "direct-sum");
   const JordanLayout& layout = layoutOf(b);
   ASSERT_EQ(layout.groups.size(), 2u);
@@ -234,30 +237,31 @@ TEST(FamilyInit, DirectSumIsRopeOnHalfPlusUnrotatedJordanBlocks) {
   EXPECT_EQ(rope.order, 1);
   EXPECT_EQ(rope.offset, 0);
   expectOmega(rope, ropeSchedule(D / 4, D / 2, 10000), "RoPE half: theta_c = base^(-2c/(D/2))");
-  expectAll(rope.gamma, 0.0, 0.0, "RoPE half gamma");
+  expectAllInFamilyInit(rope.gamma, 0.0, 0.0, "RoPE half gamma");
   EXPECT_EQ(jordan.order, 2);
   EXPECT_EQ(jordan.offset, D / 2);
   EXPECT_EQ(jordan.blocks, D / 8);
   EXPECT_EQ(jordan.kind, ShearKind::AbsoluteSaturating);
   EXPECT_EQ(jordan.L, L);
-  expectAll(jordan.omega, 0.0, 0.0, "Jordan half omega (force_zero_omega)");
+  expectAllInFamilyInit(jordan.omega, 0.0, 0.0, "Jordan half omega (force_zero_omega)");
   expectEtaCap(b, 0.1, "direct-sum");
 }
 
 TEST(FamilyInit, ScaledExactLearnsGammaFromCOverLWithFloorZero) {
   constexpr long long H = 2, D = 16, L = 40;
   for (double c : {1.0, 0.1}) {
-    Built b = build("jordan-scaled", H, D, L, {{"c", c}});
+    FamilyInitBuilt b = buildInFamilyInit("jordan-scaled", H, D, L, {{"c", c}});
     expectShape(b.params.at("gamma_raw"), {H, D / 4}, "gamma_raw");
     expectShape(b.params.at("eta_raw"), {H, D / 4}, "eta_raw");
     // gamma_min = 0: softplus(raw) itself starts at c / L.
-    expectAll(b.params.at("gamma_raw"), referenceInverseSoftplus(c / L), 1e-6, "gamma_raw");
+    expectAllInFamilyInit(b.params.at("gamma_raw"), referenceInverseSoftplus(c / L), 1e-6,
+                          "gamma_raw");
     const auto snap = b.module->snapshot();
     for (double g : snap.at("gamma")) EXPECT_NEAR(g, c / L, 1e-6 * c / L);
-    expectAll(b.params.at("eta_raw"), 0.0, 0.0, "eta_raw");
+    expectAllInFamilyInit(b.params.at("eta_raw"), 0.0, 0.0, "eta_raw");
     expectEtaCap(b, 0.1, "jordan-scaled");
   }
-  Built eta1 = build("jordan-scaled", H, D, L, {{"eta_max", 1}});
+  FamilyInitBuilt eta1 = buildInFamilyInit("jordan-scaled", H, D, L, {{"eta_max", 1}});
   expectEtaCap(eta1, 1.0, "jordan-scaled eta_max = 1");
   EXPECT_EQ(layoutOf(eta1).groups[0].kind, ShearKind::Linear);
 }
@@ -267,19 +271,20 @@ TEST(FamilyInit, HigherOrdersUseTheBoundedAbsoluteShearByDefault) {
   for (long long m : {3LL, 4LL}) {
     const long long D = 4 * m;  // two blocks of 2m reals
     const std::string id = "jordan-m" + std::to_string(m);
-    Built b = build(id, H, D, L);
+    FamilyInitBuilt b = buildInFamilyInit(id, H, D, L);
     expectReferenceGammaEta(b, H, 2, id);
     EXPECT_EQ(layoutOf(b).groups[0].order, m);
     EXPECT_EQ(layoutOf(b).groups[0].kind, ShearKind::AbsoluteSaturating);
     expectOmega(layoutOf(b).groups[0], ropeSchedule(2, D, 10000), id);
     expectEtaCap(b, 0.1, id);
 
-    Built exact = build(id + "-exact", H, D, L);
+    FamilyInitBuilt exact = buildInFamilyInit(id + "-exact", H, D, L);
     expectReferenceGammaEta(exact, H, 2, id + "-exact");
     EXPECT_EQ(layoutOf(exact).groups[0].kind, ShearKind::Linear);
 
-    Built scaled = build(id + "-scaled", H, D, L);
-    expectAll(scaled.params.at("gamma_raw"), referenceInverseSoftplus(1.0 / L), 1e-6, id);
+    FamilyInitBuilt scaled = buildInFamilyInit(id + "-scaled", H, D, L);
+    expectAllInFamilyInit(scaled.params.at("gamma_raw"), referenceInverseSoftplus(1.0 / L), 1e-6,
+                          id);
     EXPECT_EQ(layoutOf(scaled).groups[0].kind, ShearKind::Linear);
     expectEtaCap(scaled, 1.0, id + "-scaled");
   }
@@ -287,7 +292,7 @@ TEST(FamilyInit, HigherOrdersUseTheBoundedAbsoluteShearByDefault) {
 
 TEST(FamilyInit, PjRotaryIsTheFixedReferenceTransform) {
   constexpr long long H = 2, D = 16, L = 50;
-  Built b = build("pj-rotary", H, D, L);
+  FamilyInitBuilt b = buildInFamilyInit("pj-rotary", H, D, L);
   EXPECT_TRUE(b.params.empty()) << "the reference's exact PJ-rotary learns nothing";
   const JordanGroup& g = layoutOf(b).groups.at(0);
   const long long nb = D / 4;
@@ -295,9 +300,9 @@ TEST(FamilyInit, PjRotaryIsTheFixedReferenceTransform) {
   std::vector<double> omega;
   for (long long k = 0; k < nb; ++k) omega.push_back(std::pow(10000.0, -double(k) / nb));
   expectOmega(g, omega, "pj-rotary: base^(-b/n_blocks)");
-  expectAll(g.gamma, 0.0, 0.0, "no decay");
-  expectAll(g.shear, 1.0 / L, 1e-15, "eta = 1 on the coordinate pos / L");
-  Built learned = build("pj-rotary", H, D, L, {{"learn_decay_shear", 1}});
+  expectAllInFamilyInit(g.gamma, 0.0, 0.0, "no decay");
+  expectAllInFamilyInit(g.shear, 1.0 / L, 1e-15, "eta = 1 on the coordinate pos / L");
+  FamilyInitBuilt learned = buildInFamilyInit("pj-rotary", H, D, L, {{"learn_decay_shear", 1}});
   expectShape(learned.params.at("gamma_raw"), {H, nb}, "PosLab's learned variant");
   expectShape(learned.params.at("eta_raw"), {H, nb}, "PosLab's learned variant");
 }
@@ -305,7 +310,7 @@ TEST(FamilyInit, PjRotaryIsTheFixedReferenceTransform) {
 TEST(FamilyInit, PjBiasLearnsOmegaAndStartsZetaAtSmallNoise) {
   constexpr long long H = 64, L = 96, R = 3;
   torch::manual_seed(5);
-  Built b = build("pj-bias", H, 8, L, {{"order", R}});
+  FamilyInitBuilt b = buildInFamilyInit("pj-bias", H, 8, L, {{"order", R}});
   const at::Tensor omega = b.params.at("omega");
   expectShape(omega, {H}, "omega");
   for (long long h = 0; h < H; ++h) {
@@ -320,17 +325,18 @@ TEST(FamilyInit, PjBiasLearnsOmegaAndStartsZetaAtSmallNoise) {
     EXPECT_NEAR(z.mean().item<double>(), 0.0, 0.003) << name;
   }
   EXPECT_FALSE(at::equal(b.params.at("zeta_fj"), b.params.at("zeta_lc")));
-  Built one = build("pj-bias", 1, 8, L);
+  FamilyInitBuilt one = buildInFamilyInit("pj-bias", 1, 8, L);
   EXPECT_NEAR(one.params.at("omega")[0].item<double>(), 2 * M_PI * 17 / L, 1e-6);
-  Built pinned = build("pj-bias", 2, 8, L, {{"pin_omega", 1}, {"omega", 0.5}});
+  FamilyInitBuilt pinned =
+      buildInFamilyInit("pj-bias", 2, 8, L, {{"pin_omega", 1}, {"omega", 0.5}});
   EXPECT_EQ(pinned.params.count("omega"), 0u);
-  expectAll(pinned.buffers.at("omega"), 0.5, 1e-7, "pinned omega");
+  expectAllInFamilyInit(pinned.buffers.at("omega"), 0.5, 1e-7, "pinned omega");
 }
 
 TEST(FamilyInit, NtkAffineStartsTheSlopeAtItsInit) {
-  Built b = build("rope-ntk-affine", 3, 16, 32);
+  FamilyInitBuilt b = buildInFamilyInit("rope-ntk-affine", 3, 16, 32);
   expectShape(b.params.at("slope_raw"), {3}, "slope_raw");
-  expectAll(b.params.at("slope_raw"), referenceInverseSoftplus(2.0), 1e-6, "slope_raw");
+  expectAllInFamilyInit(b.params.at("slope_raw"), referenceInverseSoftplus(2.0), 1e-6, "slope_raw");
   const auto snap = b.module->snapshot();
   ASSERT_EQ(snap.at("slope").size(), 3u);
   for (double a : snap.at("slope")) EXPECT_NEAR(a, 2.0, 1e-6);
@@ -349,7 +355,7 @@ TEST(FamilyInit, PerHeadGammaAndEtaGiveEachHeadItsOwnLogits) {
   constexpr long long H = 3, T = 20, L = 24;
   for (const std::string id : {"jordan-stabilized-abs", "direct-sum", "jordan-m3", "damped-rope"}) {
     const long long D = id == "jordan-m3" ? 12 : 16;
-    Built b = build(id, H, D, L);
+    FamilyInitBuilt b = buildInFamilyInit(id, H, D, L);
     const bool hasEta = b.params.count("eta_raw") > 0;
     {
       torch::NoGradGuard guard;
@@ -384,7 +390,7 @@ TEST(FamilyInit, PerHeadGammaAndEtaGiveEachHeadItsOwnLogits) {
 // PI, NTK and YaRN train as plain RoPE: inside the training length their logits are RoPE's.
 TEST(FamilyInit, RopeExtensionsArePlainRopeInsideTheTrainingLength) {
   constexpr long long H = 2, D = 16, T = 30;
-  Built rope = build("rope", H, D, T);
+  FamilyInitBuilt rope = buildInFamilyInit("rope", H, D, T);
   at::Tensor q = randomQK(1, H, T, D, at::kDouble, 31);
   at::Tensor k = randomQK(1, H, T, D, at::kDouble, 32);
   at::Tensor pos = positions(0, T);
@@ -392,17 +398,17 @@ TEST(FamilyInit, RopeExtensionsArePlainRopeInsideTheTrainingLength) {
   const double scale =
       at::where(at::isfinite(want), want.abs(), at::zeros_like(want)).max().item<double>();
   for (const std::string id : {"rope-pi", "rope-ntk", "rope-yarn"}) {
-    Built b = build(id, H, D, /*trainLength=*/T, {{"scale", 8}});
+    FamilyInitBuilt b = buildInFamilyInit(id, H, D, /*trainLength=*/T, {{"scale", 8}});
     for (bool factorized : {true, false})
       EXPECT_LT(maxAbsDiff(modelLogits(*b.module, q, k, pos, factorized), want), 1e-9 * (1 + scale))
           << id;
     // One position past L: the extension applies, and the logits differ.
-    Built past = build(id, H, D, /*trainLength=*/T - 1, {{"scale", 8}});
+    FamilyInitBuilt past = buildInFamilyInit(id, H, D, /*trainLength=*/T - 1, {{"scale", 8}});
     EXPECT_GT(maxAbsDiff(modelLogits(*past.module, q, k, pos, true), want), 1e-6 * scale) << id;
   }
 }
 
-std::string scratch(const std::string& name) {
+std::string familyInitScratch(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("poslab-init-" + std::to_string(::getpid()) + "-" + name))
       .string();
@@ -415,7 +421,7 @@ TEST(FamilyInit, OldSharedAcrossHeadsCheckpointIsRefusedByName) {
                                                  /*dModel=*/16, /*trainLength=*/8, 2, 3);
   Trainer t(c);
   t.step();
-  const std::string path = scratch("old.pt");
+  const std::string path = familyInitScratch("old.pt");
   t.saveCheckpoint(path);
   auto dict = readCheckpointDict(path);
   auto model = dict.at("model").toGenericDict();

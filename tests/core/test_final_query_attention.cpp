@@ -20,7 +20,7 @@
 namespace poslab {
 namespace {
 
-constexpr double kTol = 1e-12;  // float64 sums of a few terms
+constexpr double kFinalQueryTol = 1e-12;  // float64 sums of a few terms
 
 TEST(FinalQueryAttention, KnownDistributions) {
   // Batch 2, 1 head, T = 4. Row 0: uniform over the three keys and the query itself; row 1: a
@@ -38,8 +38,8 @@ TEST(FinalQueryAttention, KnownDistributions) {
   two[0][0][2] = at::tensor({0.1, 0.3, 0.6}, at::kDouble);
   const double h = -(0.25 * std::log(0.25) + 0.75 * std::log(0.75));
   const FinalQueryAttentionSums t = finalQueryAttentionSums(two);
-  EXPECT_NEAR(t.meanEntropy(), h, kTol);
-  EXPECT_NEAR(t.meanSupport(), std::exp(h), kTol);
+  EXPECT_NEAR(t.meanEntropy(), h, kFinalQueryTol);
+  EXPECT_NEAR(t.meanSupport(), std::exp(h), kFinalQueryTol);
 
   FinalQueryAttentionSums both = s;
   both.add(t);
@@ -50,8 +50,8 @@ TEST(FinalQueryAttention, KnownDistributions) {
 
 TEST(FinalQueryAttention, DistributionSpreadSkipsTheUnusedIndex) {
   const DistributionSpread s = distributionSpread({9.0, 0.5, 0.5, 0.0}, 1);
-  EXPECT_NEAR(s.entropy, std::log(2.0), kTol);
-  EXPECT_NEAR(s.support, 2.0, kTol);
+  EXPECT_NEAR(s.entropy, std::log(2.0), kFinalQueryTol);
+  EXPECT_NEAR(s.support, 2.0, kFinalQueryTol);
 }
 
 // softmax(4 K) of recency_weak_jet at L = 96 (omega = 2 pi 17 / 96), from the reference formula.
@@ -76,7 +76,7 @@ TEST(FinalQueryAttention, TeacherAttentionIsSoftmaxOfFourK) {
     EXPECT_NEAR(p[d], expected[d], 1e-15) << "d = " << d;
     h -= expected[d] * std::log(expected[d]);
   }
-  EXPECT_NEAR(distributionSpread(p, 1).entropy, h, kTol);
+  EXPECT_NEAR(distributionSpread(p, 1).entropy, h, kFinalQueryTol);
   // With the signed teacher (teacher = 0) the labels change but the teacher attention does not.
   c.options = {{"teacher", 0}};
   EXPECT_NEAR(makeTask(c)->teacherAttention(96)[40], expected[40], 1e-15);
@@ -147,9 +147,9 @@ TEST(FinalQueryAttention, OnlySectorTeachersReportIt) {
   Trainer s(sectorRun("rope", false));
   setTeacherSpread(s, r);
   EXPECT_NEAR(r.teacherEntropy, distributionSpread(s.evalTask().teacherAttention(16), 1).entropy,
-              kTol);
+              kFinalQueryTol);
   EXPECT_GT(r.teacherEntropy, 0);
-  EXPECT_LE(r.teacherEntropy, std::log(15.0) + kTol);
+  EXPECT_LE(r.teacherEntropy, std::log(15.0) + kFinalQueryTol);
 }
 
 }  // namespace

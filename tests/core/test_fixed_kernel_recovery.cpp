@@ -14,7 +14,7 @@
 using namespace poslab;
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kRecoveryPi = 3.14159265358979323846;
 
 FixedRecoverySettings small(bool float64 = true) {
   FixedRecoverySettings s;
@@ -106,7 +106,7 @@ TEST(FixedKernelRecovery, AlibiConditionNumberIsKnownInClosedForm) {
 // rope_alibi on third_jet, recomputed here: standardize with the unbiased std, normal equations.
 TEST(FixedKernelRecovery, OneFitMatchesTheNormalEquations) {
   const auto rows = runFixedRecovery(small(), {"third_jet"});
-  const double L = 64, w = 2 * kPi * 3 / L;
+  const double L = 64, w = 2 * kRecoveryPi * 3 / L;
   auto target = [&](double d) {
     const double x = d / L;
     return x * x * x * std::exp(-0.1 * x) * std::cos(w * d);

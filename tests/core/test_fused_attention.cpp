@@ -21,7 +21,7 @@ namespace {
 using testing::positions;
 using testing::randomQK;
 
-constexpr double kTolerance = 1e-9;
+constexpr double kFusedAttentionTolerance = 1e-9;
 
 using testing::AttentionCase;
 using testing::attentionCases;
@@ -29,7 +29,7 @@ using testing::AttentionOutputs;
 using testing::relError;
 using testing::runAttention;
 
-ModelConfig configFor(const AttentionCase& c) {
+ModelConfig fusedConfigFor(const AttentionCase& c) {
   return testing::attentionModelConfig(c, /*layers=*/2);
 }
 
@@ -48,7 +48,7 @@ class FusedFamily : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(FusedFamily, ValuesAndEveryGradientMatchTheReference) {
   const AttentionCase c = attentionCases()[GetParam()];
-  PositionModule module(configFor(c), /*trainLength=*/32);
+  PositionModule module(fusedConfigFor(c), /*trainLength=*/32);
   module->to(torch::kDouble);
   perturbParameters(*module, 3);
   const auto names = module->named_parameters().keys();
@@ -66,10 +66,11 @@ TEST_P(FusedFamily, ValuesAndEveryGradientMatchTheReference) {
             runAttention(module, q, k, v, pos, w, factorized, {false, tile});
         const std::string where = c.id + (factorized ? " factorized" : " direct") +
                                   " T=" + std::to_string(T) + " tile=" + std::to_string(tile);
-        EXPECT_LT(relError(got.y, ref.y), kTolerance) << where << " values";
+        EXPECT_LT(relError(got.y, ref.y), kFusedAttentionTolerance) << where << " values";
         for (size_t i = 0; i < ref.grads.size(); ++i) {
           const std::string name = i < 3 ? std::string(1, "qkv"[i]) : names[i - 3];
-          EXPECT_LT(relError(got.grads[i], ref.grads[i]), kTolerance) << where << " d" << name;
+          EXPECT_LT(relError(got.grads[i], ref.grads[i]), kFusedAttentionTolerance)
+              << where << " d" << name;
         }
       }
       // The comparison has something to compare: q, k, v get non-zero gradients (T > 1: at T = 1
@@ -85,7 +86,7 @@ TEST_P(FusedFamily, ValuesAndEveryGradientMatchTheReference) {
 TEST_P(FusedFamily, WholeModelGradientsMatchTheReference) {
   const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(5);
-  TinyTransformer model(configFor(c), /*trainLength=*/32);
+  TinyTransformer model(fusedConfigFor(c), /*trainLength=*/32);
   model->to(torch::kDouble);
   perturbParameters(*model, 4, "position");
   torch::Tensor tokens = torch::randint(0, 7, {3, 45}, torch::kLong);
@@ -102,10 +103,10 @@ TEST_P(FusedFamily, WholeModelGradientsMatchTheReference) {
       for (const auto& p : model->named_parameters()) refGrads[p.key()] = p.value().grad().clone();
       continue;
     }
-    EXPECT_LT(relError(logits.detach(), refLogits), kTolerance) << c.id << " logits";
+    EXPECT_LT(relError(logits.detach(), refLogits), kFusedAttentionTolerance) << c.id << " logits";
     for (const auto& p : model->named_parameters()) {
       ASSERT_TRUE(p.value().grad().defined()) << c.id << " " << p.key() << " has no gradient";
-      EXPECT_LT(relError(p.value().grad(), refGrads[p.key()]), kTolerance)
+      EXPECT_LT(relError(p.value().grad(), refGrads[p.key()]), kFusedAttentionTolerance)
           << c.id << " " << p.key();
     }
   }
@@ -121,7 +122,7 @@ TEST_P(FusedFamily, WholeModelGradientsMatchTheReference) {
 TEST_P(FusedFamily, LongNoGradEvaluationMatchesStreamingReference) {
   const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(6);
-  TinyTransformer model(configFor(c), /*trainLength=*/32);
+  TinyTransformer model(fusedConfigFor(c), /*trainLength=*/32);
   model->eval();
   torch::NoGradGuard noGrad;
   torch::Tensor tokens = torch::randint(0, 7, {2, 300}, torch::kLong);
@@ -147,7 +148,7 @@ TEST(FusedAttention, PjBiasWithoutSelfAttentionMatchesTheReference) {
   for (const auto& known : attentionCases())
     if (known.id == "pj-bias") c = known;
   ASSERT_EQ(c.id, "pj-bias");
-  ModelConfig cfg = configFor(c);
+  ModelConfig cfg = fusedConfigFor(c);
   cfg.includeSelf = false;
   torch::manual_seed(8);
   TinyTransformer model(cfg, /*trainLength=*/32);
@@ -168,11 +169,11 @@ TEST(FusedAttention, PjBiasWithoutSelfAttentionMatchesTheReference) {
       for (const auto& p : model->named_parameters()) refGrads[p.key()] = p.value().grad().clone();
       continue;
     }
-    EXPECT_LT(relError(logits.detach(), refLogits), kTolerance) << "logits";
+    EXPECT_LT(relError(logits.detach(), refLogits), kFusedAttentionTolerance) << "logits";
     for (const auto& p : model->named_parameters()) {
       ASSERT_TRUE(p.value().grad().defined()) << p.key() << " has no gradient";
       EXPECT_TRUE(torch::isfinite(p.value().grad()).all().item<bool>()) << p.key();
-      EXPECT_LT(relError(p.value().grad(), refGrads[p.key()]), kTolerance) << p.key();
+      EXPECT_LT(relError(p.value().grad(), refGrads[p.key()]), kFusedAttentionTolerance) << p.key();
     }
   }
   // The position parameters learn, and excluding the diagonal changed the model's output.

@@ -43,7 +43,7 @@ using testing::AttentionOutputs;
 using testing::relError;
 using testing::runAttention;
 
-ModelConfig configFor(const AttentionCase& c) {
+ModelConfig cudaConfigFor(const AttentionCase& c) {
   return testing::attentionModelConfig(c, /*layers=*/1);
 }
 
@@ -58,7 +58,7 @@ TEST_P(CudaFusedFamily, ValuesAndEveryGradientMatchTheFloat64CpuReference) {
   if (!why.empty()) GTEST_SKIP() << why;
   const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(3);
-  PositionModule module(configFor(c), /*trainLength=*/32);
+  PositionModule module(cudaConfigFor(c), /*trainLength=*/32);
   module->to(torch::kDouble);
   {
     torch::NoGradGuard guard;
@@ -108,7 +108,7 @@ TEST_P(CudaFusedFamily, Float32ValuesMatchTheFloat64CpuReference) {
   if (!why.empty()) GTEST_SKIP() << why;
   const AttentionCase c = attentionCases()[GetParam()];
   torch::manual_seed(4);
-  PositionModule module(configFor(c), /*trainLength=*/32);
+  PositionModule module(cudaConfigFor(c), /*trainLength=*/32);
   torch::NoGradGuard guard;
   const int64_t T = 130;
   at::Tensor q = randomQK(2, c.heads, T, c.headDim, at::kDouble, 31);

@@ -230,24 +230,25 @@ TEST(JetMix, PowersOfOneShearGiveTheExponentialBlock) {
   EXPECT_LT(maxAbsDiff(a, b), 1e-12);
 }
 
-struct Built {
+struct JetmixBuilt {
   PositionModule module{nullptr};
   std::map<std::string, at::Tensor> params, buffers;
 };
 
-Built build(const std::string& family, long long heads, long long headDim, long long L) {
+JetmixBuilt buildJetmix(const std::string& family, long long heads, long long headDim,
+                        long long L) {
   ModelConfig cfg;
   cfg.family = family;
   cfg.heads = heads;
   cfg.dModel = heads * headDim;
-  Built b;
+  JetmixBuilt b;
   b.module = PositionModule(cfg, L);
   for (const auto& p : b.module->named_parameters(false)) b.params[p.key()] = p.value().detach();
   for (const auto& p : b.module->named_buffers(false)) b.buffers[p.key()] = p.value().detach();
   return b;
 }
 
-void expectAll(const at::Tensor& t, double want, double tol, const std::string& what) {
+void expectAllInJetmix(const at::Tensor& t, double want, double tol, const std::string& what) {
   const at::Tensor d = t.to(at::kDouble).flatten();
   for (int64_t n = 0; n < d.numel(); ++n)
     EXPECT_NEAR(d[n].item<double>(), want, tol * (std::abs(want) + 1e-12))
@@ -279,23 +280,25 @@ TEST(JetMix, InitialValuesAreTheReferences) {
       {"jordan-m4-jetmix-full-alibi", 4, 16, {1.0, 0.5, 0.3, 0.2}, true, 2.0},
   };
   for (const Want& w : wants) {
-    Built b = build(w.family, H, w.headDim, L);
+    JetmixBuilt b = buildJetmix(w.family, H, w.headDim, L);
     const long long nb = w.headDim / (2 * w.m);
     ASSERT_TRUE(b.params.count("gamma_raw")) << w.family;
     EXPECT_EQ(b.params.at("gamma_raw").sizes().vec(), (std::vector<int64_t>{H, nb})) << w.family;
-    expectAll(b.params.at("gamma_raw"), invSoftplus(1.5 / L), 1e-6, w.family + " gamma_raw");
+    expectAllInJetmix(b.params.at("gamma_raw"), invSoftplus(1.5 / L), 1e-6,
+                      w.family + " gamma_raw");
     EXPECT_EQ(b.params.count("eta_raw"), 0u) << w.family << ": the reference forces eta = 0";
     ASSERT_TRUE(b.params.count("jet_raw")) << w.family;
     const at::Tensor jet = b.params.at("jet_raw");
     EXPECT_EQ(jet.sizes().vec(), (std::vector<int64_t>{w.m - 1, H, nb})) << w.family;
     const size_t first = w.full ? 1 : 0;
     for (long long r = 1; r < w.m; ++r)
-      expectAll(jet[r - 1], std::atanh(w.g[first + r - 1] / w.jetMax), 1e-6,
-                w.family + " jet_raw[" + std::to_string(r - 1) + "]");
+      expectAllInJetmix(jet[r - 1], std::atanh(w.g[first + r - 1] / w.jetMax), 1e-6,
+                        w.family + " jet_raw[" + std::to_string(r - 1) + "]");
     EXPECT_EQ(b.params.count("jet0_raw"), w.full ? 1u : 0u) << w.family;
     if (w.full) {
       EXPECT_EQ(b.params.at("jet0_raw").sizes().vec(), (std::vector<int64_t>{H, nb}));
-      expectAll(b.params.at("jet0_raw"), std::atanh(w.g[0] / w.jetMax), 1e-6, w.family + " jet0");
+      expectAllInJetmix(b.params.at("jet0_raw"), std::atanh(w.g[0] / w.jetMax), 1e-6,
+                        w.family + " jet0");
     }
     // The snapshot reports the constrained jets per head and block.
     const auto snap = b.module->snapshot();
@@ -313,10 +316,10 @@ TEST(JetMix, InitialValuesAreTheReferences) {
 // eta from 0.010 with cap 0.1, one value per head and block.
 TEST(JetMix, ScaledAlibiStartsAtTheReferencesC150Eta010) {
   constexpr long long H = 4, D = 8, L = 64;
-  Built b = build("jordan-scaled-alibi", H, D, L);
+  JetmixBuilt b = buildJetmix("jordan-scaled-alibi", H, D, L);
   EXPECT_EQ(b.params.at("gamma_raw").sizes().vec(), (std::vector<int64_t>{H, D / 4}));
-  expectAll(b.params.at("gamma_raw"), invSoftplus(1.5 / L), 1e-6, "gamma_raw");
-  expectAll(b.params.at("eta_raw"), std::atanh(0.010 / 0.1), 1e-6, "eta_raw");
+  expectAllInJetmix(b.params.at("gamma_raw"), invSoftplus(1.5 / L), 1e-6, "gamma_raw");
+  expectAllInJetmix(b.params.at("eta_raw"), std::atanh(0.010 / 0.1), 1e-6, "eta_raw");
 }
 
 // The ALiBi compositions add exactly -m_h d to the base family's logits, in both forms.
@@ -354,7 +357,7 @@ TEST(JetMix, AlibiCompositionsAddTheSlopes) {
 // against central differences of the float64 loss sum w * logits.
 TEST(JetMix, JetGradientsMatchFiniteDifferences) {
   constexpr long long H = 2, D = 16, T = 14;
-  Built b = build("jordan-m4-jetmix-full", H, D, /*L=*/12);
+  JetmixBuilt b = buildJetmix("jordan-m4-jetmix-full", H, D, /*L=*/12);
   b.module->to(torch::kDouble);
   {
     torch::NoGradGuard guard;

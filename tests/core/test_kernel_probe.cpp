@@ -12,7 +12,7 @@
 namespace poslab {
 namespace {
 
-constexpr double kL = 1024, kRidge = 1e-4;
+constexpr double kKernelProbeL = 1024, kRidge = 1e-4;
 
 // (X^T X + ridge I) w = X^T y by Gaussian elimination with partial pivoting; X given by rows.
 std::vector<double> solveRidgeNormalEquations(const std::vector<std::vector<double>>& rows,
@@ -47,7 +47,7 @@ std::vector<double> solveRidgeNormalEquations(const std::vector<std::vector<doub
 // The reference's features of one lag d (gamma 1e-4, bounded tau, L = 1024), head_dim D.
 std::vector<double> referenceFeatures(const std::string& method, double d, int D = 64) {
   const double gamma = 1e-4, decay = std::exp(-gamma * d);
-  const double tauNorm = d / (1.0 + d / kL) / kL, rawNorm = d / kL;
+  const double tauNorm = d / (1.0 + d / kKernelProbeL) / kKernelProbeL, rawNorm = d / kKernelProbeL;
   std::vector<double> f{1.0};
   for (int c = 0; c < D / 4; ++c) {
     const double w = std::pow(10000.0, -2.0 * c / D);
@@ -64,8 +64,8 @@ std::vector<double> referenceFeatures(const std::string& method, double d, int D
         f.insert(f.end(), {coef * decay * cs, coef * decay * sn});
     }
   }
-  if (method == "alibi") f.push_back(d / kL);
-  if (method == "direct_sum") f.insert(f.end(), {d / kL, decay, tauNorm * decay});
+  if (method == "alibi") f.push_back(d / kKernelProbeL);
+  if (method == "direct_sum") f.insert(f.end(), {d / kKernelProbeL, decay, tauNorm * decay});
   return f;
 }
 
@@ -73,10 +73,10 @@ std::vector<double> referenceFeatures(const std::string& method, double d, int D
 // d < n for n = L, 2L, 4L, 8L.
 std::vector<double> referenceToyMse(const std::string& method, int D = 64) {
   const double omega = std::pow(10000.0, -6.0 / D);
-  auto target = [&](double d) { return d / kL * std::cos(omega * d); };
+  auto target = [&](double d) { return d / kKernelProbeL * std::cos(omega * d); };
   std::vector<std::vector<double>> rows;
   std::vector<double> y;
-  for (int d = 0; d < kL; ++d) {
+  for (int d = 0; d < kKernelProbeL; ++d) {
     rows.push_back(referenceFeatures(method, d, D));
     y.push_back(target(d));
   }
@@ -140,8 +140,8 @@ TEST(KernelProbe, MatchesTheReferenceToyStudy) {
   EXPECT_EQ(r.channels, 16);
   ASSERT_EQ(r.lags.size(), 8192u);
   EXPECT_EQ(r.lags.front(), 0);
-  EXPECT_NEAR(r.targetValues[5000], 5000 / kL * std::cos(std::pow(10000.0, -6.0 / 64) * 5000),
-              1e-12);
+  EXPECT_NEAR(r.targetValues[5000],
+              5000 / kKernelProbeL * std::cos(std::pow(10000.0, -6.0 / 64) * 5000), 1e-12);
   ASSERT_EQ(r.results.size(), defaultProbeFamilies().size());
   for (size_t n = 1; n < r.results.size(); ++n)
     EXPECT_LE(r.results[n - 1].mseExtrapolated, r.results[n].mseExtrapolated);

@@ -29,7 +29,7 @@ using testing::positions;
 using testing::randomQK;
 using testing::relError;
 
-constexpr double kTolerance = 2e-4;
+constexpr double kFloat32TilesTolerance = 2e-4;
 
 AttentionCase jordanStabilized() {
   for (const auto& c : attentionCases())
@@ -45,8 +45,8 @@ struct Outputs {
 
 // The module's attention in `dtype`: the fused kernel (counting direct-form calls) or the
 // materialised reference. q, k, v, w (B, H, T, hs) are the same float64 draws for both dtypes.
-Outputs attend(PositionModule& module, const AttentionCase& c, at::ScalarType dtype, int64_t T,
-               int64_t tile, bool reference) {
+Outputs attendInFloat32Tiles(PositionModule& module, const AttentionCase& c, at::ScalarType dtype,
+                             int64_t T, int64_t tile, bool reference) {
   module->to(dtype);
   const int64_t H = c.heads, hs = c.headDim;
   at::Tensor q = randomQK(2, H, T, hs, dtype, 41).requires_grad_();
@@ -112,19 +112,21 @@ TEST_P(LagTilesFloat32, MatchFloat64ReferenceAtTheLargestSplitFactors) {
     ASSERT_FALSE(terms.empty());
     EXPECT_EQ(tileLagTerms(terms, 1.0, positions(0, p.T), at::kFloat, p.tile).tile, p.tile);
   }
-  const Outputs want = attend(module, c, at::kDouble, p.T, p.tile, /*reference=*/true);
-  const Outputs got = attend(module, c, at::kFloat, p.T, p.tile, /*reference=*/false);
+  const Outputs want =
+      attendInFloat32Tiles(module, c, at::kDouble, p.T, p.tile, /*reference=*/true);
+  const Outputs got = attendInFloat32Tiles(module, c, at::kFloat, p.T, p.tile, /*reference=*/false);
   EXPECT_EQ(got.directCalls, 0) << "the float32 kernel left the lag-weighted tiles";
   const std::string where = "gamma " + std::to_string(p.gamma) + " tile " + std::to_string(p.tile);
   EXPECT_TRUE(torch::isfinite(got.y).all().item<bool>()) << where;
-  EXPECT_LT(relError(got.y, want.y), kTolerance) << where << " values";
+  EXPECT_LT(relError(got.y, want.y), kFloat32TilesTolerance) << where << " values";
   ASSERT_EQ(got.grads.size(), want.grads.size());
   const auto names = module->named_parameters().keys();
   for (size_t i = 0; i < want.grads.size(); ++i) {
     const std::string name = i < 3 ? std::string(1, "qkv"[i]) : names[i - 3];
     ASSERT_TRUE(got.grads[i].defined()) << where << " d" << name;
     EXPECT_TRUE(torch::isfinite(got.grads[i]).all().item<bool>()) << where << " d" << name;
-    EXPECT_LT(relError(got.grads[i], want.grads[i]), kTolerance) << where << " d" << name;
+    EXPECT_LT(relError(got.grads[i], want.grads[i]), kFloat32TilesTolerance)
+        << where << " d" << name;
     // Something to compare: the reference gradient is not zero.
     EXPECT_GT(want.grads[i].abs().max().item<double>(), 0.0) << where << " d" << name;
   }

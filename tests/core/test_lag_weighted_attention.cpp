@@ -26,7 +26,7 @@ using testing::positions;
 using testing::randomQK;
 using testing::relError;
 
-constexpr double kTolerance = 1e-9;
+constexpr double kLagWeightedTolerance = 1e-9;
 
 struct AttentionRun {
   at::Tensor y;
@@ -36,8 +36,8 @@ struct AttentionRun {
 
 // The fused (or reference) attention of the module's family in its direct form, counting the
 // calls of the per-tile direct scores.
-AttentionRun attend(PositionModule& module, const AttentionCase& c, int64_t T, int64_t tile,
-                    bool reference) {
+AttentionRun attendLagWeighted(PositionModule& module, const AttentionCase& c, int64_t T,
+                               int64_t tile, bool reference) {
   const int64_t H = c.heads, hs = c.headDim;
   at::Tensor q = randomQK(2, H, T, hs, at::kDouble, 31).requires_grad_();
   at::Tensor k = randomQK(2, H, T, hs, at::kDouble, 32).requires_grad_();
@@ -71,10 +71,11 @@ AttentionRun attend(PositionModule& module, const AttentionCase& c, int64_t T, i
 }
 
 void expectSame(const AttentionRun& got, const AttentionRun& want, const std::string& where) {
-  EXPECT_LT(relError(got.y, want.y), kTolerance) << where << " values";
+  EXPECT_LT(relError(got.y, want.y), kLagWeightedTolerance) << where << " values";
   ASSERT_EQ(got.grads.size(), want.grads.size());
   for (size_t i = 0; i < want.grads.size(); ++i)
-    EXPECT_LT(relError(got.grads[i], want.grads[i]), kTolerance) << where << " gradient " << i;
+    EXPECT_LT(relError(got.grads[i], want.grads[i]), kLagWeightedTolerance)
+        << where << " gradient " << i;
 }
 
 PositionModule moduleFor(const AttentionCase& c) {
@@ -111,9 +112,9 @@ TEST(LagWeightedAttention, DirectFormsWithALagFormNeverReRunTheDirectForm) {
     TrainedScore score = module->trainedScore(q, q, positions(0, 8), false);
     if (!score.lagTerms || score.lagTerms().empty()) continue;
     lagFamilies.insert(c.id);
-    const AttentionRun got = attend(module, c, 70, /*tile=*/16, /*reference=*/false);
+    const AttentionRun got = attendLagWeighted(module, c, 70, /*tile=*/16, /*reference=*/false);
     EXPECT_EQ(got.directCalls, 0) << c.id;
-    expectSame(got, attend(module, c, 70, 16, /*reference=*/true), c.id);
+    expectSame(got, attendLagWeighted(module, c, 70, 16, /*reference=*/true), c.id);
   }
   for (const char* id : {"jordan-stabilized", "rope", "damped-rope", "jordan-exact", "pj-rotary"})
     EXPECT_TRUE(lagFamilies.count(id)) << id << " has no lag-weighted form";
@@ -128,8 +129,8 @@ struct DecayCase {
   AttentionRun fused, reference;
   DecayCase(double gamma, int64_t T, int64_t tile) : module(moduleFor(c)) {
     setDecay(module, gamma);
-    fused = attend(module, c, T, tile, /*reference=*/false);
-    reference = attend(module, c, T, tile, /*reference=*/true);
+    fused = attendLagWeighted(module, c, T, tile, /*reference=*/false);
+    reference = attendLagWeighted(module, c, T, tile, /*reference=*/true);
   }
 };
 

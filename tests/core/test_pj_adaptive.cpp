@@ -13,7 +13,7 @@
 namespace poslab {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kAdaptivePi = 3.14159265358979323846;
 
 double lcPhi(double d, double L) {
   return L * std::asinh(d / L);
@@ -23,7 +23,7 @@ double lcBeta(double d, double L) {
 }
 
 TEST(PjAdaptive, TargetsMatchTheReferenceFormulas) {
-  const double L = 1024, w = 2 * kPi * 17 / L;
+  const double L = 1024, w = 2 * kAdaptivePi * 17 / L;
   const std::vector<double> d{0, 7, 700, 3000};
   auto at = [&](const std::string& name) { return pjAdaptiveTarget(name, L, w, d); };
   for (size_t n = 0; n < d.size(); ++n) {
@@ -88,7 +88,7 @@ double expectedKernel(const PjAdaptiveParams& p, double L, double w, double d, i
 
 TEST(PjAdaptive, KernelMatchesItsFormula) {
   const PjAdaptiveParams p = sampleParams();
-  const double L = 96, w = 2 * kPi * 17 / L;
+  const double L = 96, w = 2 * kAdaptivePi * 17 / L;
   const std::vector<double> d{0, 1, 50, 95, 400};
   const auto k = pjAdaptiveKernel(p, L, w, d);
   for (size_t n = 0; n < d.size(); ++n) EXPECT_NEAR(k[n], expectedKernel(p, L, w, d[n]), 1e-14);
@@ -103,7 +103,7 @@ TEST(PjAdaptive, EvaluateReportsTheDefinitions) {
   s.trainLength = 64;
   s.evalLength = 200;
   s.float64 = true;
-  const double L = 64, w = 2 * kPi * 17 / L;
+  const double L = 64, w = 2 * kAdaptivePi * 17 / L;
   const PjAdaptiveResult r = pjAdaptiveEvaluate(p, s, "lc_affine");
   ASSERT_EQ(r.prediction.size(), 200u);
   std::vector<double> y, pred;

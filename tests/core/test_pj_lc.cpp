@@ -15,7 +15,7 @@
 namespace poslab {
 namespace {
 
-constexpr double kL = 64;
+constexpr double kPjLcL = 64;
 
 // d = 10^(k/8), k = 0..48: a log grid from 1 to 10^6.
 std::vector<double> logGrid() {
@@ -36,7 +36,7 @@ const std::vector<double>& column(const LagBasis& b, const std::string& name) {
 // and beta_L(d) = d / sqrt(d^2 + L^2) -> 1 (read back as the LC1 amplitude; within 1e-8 at 10^6).
 TEST(PjLightCone, LcColumnsBoundedAndBetaSaturatesAtOneMillion) {
   const auto lags = logGrid();
-  LagBasis b = pjBasis(PjShape{kL, /*order=*/3, false}, /*omega=*/0.2, /*kappa=*/0.0, lags);
+  LagBasis b = pjBasis(PjShape{kPjLcL, /*order=*/3, false}, /*omega=*/0.2, /*kappa=*/0.0, lags);
   long long lcColumns = 0;
   for (size_t n = 0; n < b.names.size(); ++n) {
     if (b.names[n].rfind("LC", 0) != 0) continue;
@@ -49,7 +49,7 @@ TEST(PjLightCone, LcColumnsBoundedAndBetaSaturatesAtOneMillion) {
   double prev = 0;
   for (size_t t = 0; t < lags.size(); ++t) {
     const double beta = std::hypot(c1[t], s1[t]);
-    EXPECT_NEAR(beta, lags[t] / std::sqrt(lags[t] * lags[t] + kL * kL), 1e-14);
+    EXPECT_NEAR(beta, lags[t] / std::sqrt(lags[t] * lags[t] + kPjLcL * kPjLcL), 1e-14);
     EXPECT_GE(beta, prev);  // monotone towards its limit
     prev = beta;
   }
@@ -62,16 +62,16 @@ TEST(PjLightCone, LcColumnsBoundedAndBetaSaturatesAtOneMillion) {
 TEST(PjLightCone, PhiGrowsLogarithmically) {
   constexpr double omega = 1e-3;  // omega * phi_L(10^6) = 0.66 rad: atan2 does not wrap
   const std::vector<double> lags = {1e5, 1e6};
-  LagBasis b = pjBasis(PjShape{kL, 1, false}, omega, 0.0, lags);
+  LagBasis b = pjBasis(PjShape{kPjLcL, 1, false}, omega, 0.0, lags);
   const auto& c0 = column(b, "LC0_cos");
   const auto& s0 = column(b, "LC0_sin");
   std::vector<double> phi;
   for (size_t t = 0; t < lags.size(); ++t) {
     phi.push_back(std::atan2(s0[t], c0[t]) / omega);
-    EXPECT_NEAR(phi[t], kL * std::asinh(lags[t] / kL), 1e-9 * phi[t]);
+    EXPECT_NEAR(phi[t], kPjLcL * std::asinh(lags[t] / kPjLcL), 1e-9 * phi[t]);
   }
   const double step = phi[1] - phi[0];
-  EXPECT_NEAR(step, kL * std::log(10.0), 1e-3 * kL * std::log(10.0));
+  EXPECT_NEAR(step, kPjLcL * std::log(10.0), 1e-3 * kPjLcL * std::log(10.0));
   EXPECT_LT(phi[1], 1e-3 * 1e6);  // the linear coordinate d would be 1500x larger
 }
 
@@ -79,14 +79,14 @@ TEST(PjLightCone, PhiGrowsLogarithmically) {
 // order 1 and d = 10^6 (tolerance 1e-12 relative), and is unbounded for every order >= 1.
 TEST(PjLightCone, FourierJetColumnsGrowWithoutDamping) {
   const auto lags = logGrid();
-  LagBasis b = pjBasis(PjShape{kL, 3, false}, 0.2, /*kappa=*/0.0, lags);
+  LagBasis b = pjBasis(PjShape{kPjLcL, 3, false}, 0.2, /*kappa=*/0.0, lags);
   double fact = 1;
   for (int r = 0; r <= 3; ++r) {
     if (r > 0) fact *= r;
     const auto& c = column(b, "FJ" + std::to_string(r) + "_cos");
     const auto& s = column(b, "FJ" + std::to_string(r) + "_sin");
     for (size_t t = 0; t < lags.size(); ++t) {
-      const double want = std::pow(lags[t] / kL, r) / fact;
+      const double want = std::pow(lags[t] / kPjLcL, r) / fact;
       EXPECT_NEAR(std::hypot(c[t], s[t]), want, 1e-12 * want) << "FJ" << r << " d " << lags[t];
     }
     const double last = std::hypot(c.back(), s.back());
@@ -104,12 +104,12 @@ TEST(PjLightCone, FourierJetColumnsGrowWithoutDamping) {
 TEST(PjLightCone, PjBiasGatesNormaliseToTheFjSumAlone) {
   constexpr long long R = 3;
   const double kappa = std::log1p(std::exp(-2.0));
-  const double omega = 2 * M_PI / kL;
+  const double omega = 2 * M_PI / kPjLcL;
   auto fjSum = [&](double d) {
     double sum = 0, fact = 1;
     for (long long r = 0; r <= R; ++r) {
       if (r > 0) fact *= static_cast<double>(r);
-      sum += std::pow(d / kL, static_cast<double>(r)) / fact * std::exp(-kappa * d / kL) *
+      sum += std::pow(d / kPjLcL, static_cast<double>(r)) / fact * std::exp(-kappa * d / kPjLcL) *
              (1.0 / (R + 1)) * std::cos(omega * d);
     }
     return sum;
@@ -117,7 +117,8 @@ TEST(PjLightCone, PjBiasGatesNormaliseToTheFjSumAlone) {
   const std::vector<double> lags = lagRange(0, 300);
   for (double g : {1.0, 0.5}) {
     auto enc = makeEncoding(
-        "pj-bias", {{"L", kL}, {"heads", 3}, {"order", R}, {"g_fj", g}, {"g_aff", 0}, {"g_lc", 0}});
+        "pj-bias",
+        {{"L", kPjLcL}, {"heads", 3}, {"order", R}, {"g_fj", g}, {"g_aff", 0}, {"g_lc", 0}});
     LagBasis b = enc->basis(lags);
     for (size_t n = 0; n < lags.size(); ++n)
       EXPECT_NEAR(b.kernel[n], fjSum(lags[n]), 1e-12 * (1 + std::abs(fjSum(lags[n]))))

@@ -46,7 +46,7 @@ TrainConfig teacherRun(const std::string& teacher, const std::string& sectors = 
   return c;
 }
 
-std::string errorOf(const std::function<void()>& f) {
+std::string errorOfPhaseC(const std::function<void()>& f) {
   try {
     f();
   } catch (const InvalidArgument& e) {
@@ -145,7 +145,7 @@ TEST(PjPhaseC, GatesFollowTheSetAndTheAutoInit) {
   c = teacherRun("phase", "full", "auto");
   c.task.id = "kernel-lm";
   c.task.kernel = "mixed_raw";
-  EXPECT_NE(errorOf([&] { resolvePjSectorChoices(c); }).find("model.pj_gate_init"),
+  EXPECT_NE(errorOfPhaseC([&] { resolvePjSectorChoices(c); }).find("model.pj_gate_init"),
             std::string::npos);
 }
 
@@ -225,7 +225,7 @@ TEST(PjPhaseC, MultiLengthTrainingCyclesOrDrawsFromTheList) {
   Trainer t(c);
   EXPECT_NO_THROW(t.step());
   c.task.minTrainLength = 8;
-  EXPECT_NE(errorOf([&] { c.validate(); }).find("task.train_lengths"), std::string::npos);
+  EXPECT_NE(errorOfPhaseC([&] { c.validate(); }).find("task.train_lengths"), std::string::npos);
 }
 
 TEST(PjPhaseC, MedianThresholdBalancesEachBatch) {
@@ -283,7 +283,7 @@ TEST(PjPhaseC, VariantsSetTheSectorsAndTaskOptions) {
   auto bad = [&](const char* variant) {
     nlohmann::json k = j;
     k["variants"] = nlohmann::json::array({nlohmann::json::parse(variant)});
-    return errorOf([&] { readExperiment(k, JsonPath{"t.json", ""}); });
+    return errorOfPhaseC([&] { readExperiment(k, JsonPath{"t.json", ""}); });
   };
   EXPECT_NE(bad(R"({"sectors": "fj_lc"})").find("variants[0].sectors"), std::string::npos);
   EXPECT_NE(bad(R"({"options.attention_lambda": "eight"})").find("variants[0].options."),
@@ -292,13 +292,13 @@ TEST(PjPhaseC, VariantsSetTheSectorsAndTaskOptions) {
   // The new config fields are read strictly.
   nlohmann::json k = j;
   k["config"]["model"]["pj_sectors"] = "fj_lc";
-  EXPECT_NE(errorOf([&] {
+  EXPECT_NE(errorOfPhaseC([&] {
               readExperiment(k, JsonPath{"t.json", ""});
             }).find("config.model.pj_sectors"),
             std::string::npos);
   k = j;
   k["config"]["task"]["length_sampling"] = "zigzag";
-  EXPECT_NE(errorOf([&] {
+  EXPECT_NE(errorOfPhaseC([&] {
               readExperiment(k, JsonPath{"t.json", ""});
             }).find("config.task.length_sampling"),
             std::string::npos);

@@ -16,7 +16,7 @@ namespace {
 using testing::positions;
 using testing::randomQK;
 
-constexpr long long kD = 8;
+constexpr long long kPopeHeadDim = 8;
 constexpr long long kLags = 200;  // d = 0..199: several periods of the chosen frequencies
 
 // Wraps an angle difference to (-pi, pi].
@@ -58,11 +58,11 @@ std::vector<double> scoresOverLags(const Encoding& enc, const at::Tensor& q, con
 TEST(Pope, ScorePhaseIsContentIndependentAndEqualsDelta) {
   constexpr double delta = -0.7;
   constexpr long long c = 1;
-  auto enc = makeEncoding("pope", {{"delta", delta}, {"head_dim", kD}});
-  const double theta = std::pow(10000.0, -static_cast<double>(c) / kD);  // MATH 1.9
+  auto enc = makeEncoding("pope", {{"delta", delta}, {"head_dim", kPopeHeadDim}});
+  const double theta = std::pow(10000.0, -static_cast<double>(c) / kPopeHeadDim);  // MATH 1.9
   for (unsigned seed = 0; seed < 6; ++seed) {
-    at::Tensor q = at::full({1, 1, 1, kD}, -60.0, at::kDouble);
-    at::Tensor k = at::full({1, 1, kLags, kD}, -60.0, at::kDouble);
+    at::Tensor q = at::full({1, 1, 1, kPopeHeadDim}, -60.0, at::kDouble);
+    at::Tensor k = at::full({1, 1, kLags, kPopeHeadDim}, -60.0, at::kDouble);
     at::Tensor content = randomQK(1, 1, 1, 2, at::kDouble, 100 + seed).flatten();
     q[0][0][0][c] = 2 * content[0];
     k.select(-1, c).fill_(2 * content[1].item<double>());
@@ -77,12 +77,12 @@ TEST(Pope, ScorePhaseIsContentIndependentAndEqualsDelta) {
 // -arg(conj(q_c) k_c) = arg q_c - arg k_c moves with the content.
 TEST(Pope, RopeScorePhaseDependsOnContent) {
   constexpr long long c = 1;
-  auto enc = makeEncoding("rope", {{"head_dim", kD}});
-  const double theta = std::pow(10000.0, -2.0 * c / kD);  // MATH 1.2
+  auto enc = makeEncoding("rope", {{"head_dim", kPopeHeadDim}});
+  const double theta = std::pow(10000.0, -2.0 * c / kPopeHeadDim);  // MATH 1.2
   std::vector<double> phases;
   for (unsigned seed = 0; seed < 6; ++seed) {
-    at::Tensor q = at::zeros({1, 1, 1, kD}, at::kDouble);
-    at::Tensor k = at::zeros({1, 1, kLags, kD}, at::kDouble);
+    at::Tensor q = at::zeros({1, 1, 1, kPopeHeadDim}, at::kDouble);
+    at::Tensor k = at::zeros({1, 1, kLags, kPopeHeadDim}, at::kDouble);
     auto content = randomQK(1, 1, 1, 4, at::kDouble, 200 + seed).flatten();
     auto v = content.accessor<double, 1>();
     q[0][0][0][2 * c] = v[0];
@@ -104,12 +104,13 @@ TEST(Pope, RopeScorePhaseDependsOnContent) {
 // MATH 1.9: the factorized form is 2D reals wide on each side (mu cos, mu sin), and its plain dot
 // product is the score.
 TEST(Pope, FactorizedWidthIs2D) {
-  auto enc = makeEncoding("pope", {{"delta", -0.3}, {"head_dim", kD}});
-  at::Tensor q = randomQK(1, 2, 10, kD, at::kDouble, 1), k = randomQK(1, 2, 10, kD, at::kDouble, 2);
+  auto enc = makeEncoding("pope", {{"delta", -0.3}, {"head_dim", kPopeHeadDim}});
+  at::Tensor q = randomQK(1, 2, 10, kPopeHeadDim, at::kDouble, 1),
+             k = randomQK(1, 2, 10, kPopeHeadDim, at::kDouble, 2);
   at::Tensor pos = positions(0, 10);
   FactorizedQK f = enc->factorize(q, k, pos, pos);
-  EXPECT_EQ(f.q.size(-1), 2 * kD);
-  EXPECT_EQ(f.k.size(-1), 2 * kD);
+  EXPECT_EQ(f.q.size(-1), 2 * kPopeHeadDim);
+  EXPECT_EQ(f.k.size(-1), 2 * kPopeHeadDim);
   EXPECT_EQ(f.q.size(2), 10);
   EXPECT_EQ(f.k.size(2), 10);
 }

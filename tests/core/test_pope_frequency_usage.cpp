@@ -40,7 +40,7 @@ ModelConfig popeModel(long long layers, const std::string& family = "pope") {
 }
 
 // Written out from the definition ln(1 + e^x), not the library's softplus.
-double softplus(double x) {
+double softplusByDefinition(double x) {
   return std::log(1.0 + std::exp(x));
 }
 
@@ -103,7 +103,8 @@ TEST(PopeFrequencyUsage, HandBuiltModelPutsAllUsageOnTheChosenFrequencies) {
   EXPECT_EQ(u.length, 9);
   // Closed forms: one component alone carries the whole share; layer 1 head 1 splits
   // sp(2) sp(2) : sp(2) sp(4), i.e. sp(2) / (sp(2) + sp(4)) on c = 1.
-  const double share1 = softplus(2) / (softplus(2) + softplus(4));
+  const double share1 =
+      softplusByDefinition(2) / (softplusByDefinition(2) + softplusByDefinition(4));
   std::vector<std::vector<std::vector<double>>> expected(
       2, std::vector<std::vector<double>>(kH, std::vector<double>(kHs, 0.0)));
   expected[0][0][3] = 1;
@@ -120,10 +121,13 @@ TEST(PopeFrequencyUsage, HandBuiltModelPutsAllUsageOnTheChosenFrequencies) {
   EXPECT_NEAR(u.layerUsage[0][1], share1 / 2, 1e-12);
   // The magnitudes are the constants' softplus, and A = mu_q mu_k for constant q, k.
   for (const Set& s : sets) {
-    EXPECT_NEAR(u.queryMagnitude[s.layer][s.head][s.c], softplus(s.q), 1e-6 * softplus(s.q));
-    EXPECT_NEAR(u.keyMagnitude[s.layer][s.head][s.c], softplus(s.k), 1e-6 * softplus(s.k));
-    EXPECT_NEAR(u.amplitude[s.layer][s.head][s.c], softplus(s.q) * softplus(s.k),
-                1e-6 * softplus(s.q) * softplus(s.k));
+    EXPECT_NEAR(u.queryMagnitude[s.layer][s.head][s.c], softplusByDefinition(s.q),
+                1e-6 * softplusByDefinition(s.q));
+    EXPECT_NEAR(u.keyMagnitude[s.layer][s.head][s.c], softplusByDefinition(s.k),
+                1e-6 * softplusByDefinition(s.k));
+    EXPECT_NEAR(u.amplitude[s.layer][s.head][s.c],
+                softplusByDefinition(s.q) * softplusByDefinition(s.k),
+                1e-6 * softplusByDefinition(s.q) * softplusByDefinition(s.k));
   }
   EXPECT_LT(u.queryMagnitude[0][0][0], 1e-25);
   // theta_c = 10000^(-c/8) (the family's default base), written out.
@@ -272,7 +276,7 @@ TEST(PopeFrequencyUsage, NamesItsFamiliesAndTheirSchedules) {
   EXPECT_THROW(requireFrequencyUsageFamily("alibi"), InvalidArgument);
 }
 
-std::string scratch(const std::string& name) {
+std::string popeUsageScratch(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("poslab-pope-usage-" + std::to_string(::getpid()) + "-" + name))
       .string();
@@ -287,7 +291,7 @@ TEST(PopeFrequencyUsage, TrainerRefusesAnAlibiCheckpointAndReproducesPopeAndRope
     Trainer trainer(cfg);
     trainer.step();
     trainer.step();
-    const std::string path = scratch(family + ".pt");
+    const std::string path = popeUsageScratch(family + ".pt");
     trainer.saveCheckpoint(path);
     auto loaded = Trainer::fromCheckpoint(path);
     std::filesystem::remove(path);

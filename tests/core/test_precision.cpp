@@ -22,9 +22,9 @@ using testing::randomQK;
 using testing::referenceLogits;
 
 constexpr long long kFar = 32768;
-constexpr long long kD = 16;
+constexpr long long kPrecisionHeadDim = 16;
 const std::map<std::string, double> kExactAtGamma001 = {
-    {"gamma", 0.01}, {"eta", 0.1}, {"head_dim", kD}};
+    {"gamma", 0.01}, {"eta", 0.1}, {"head_dim", kPrecisionHeadDim}};
 
 // The 32-query x 768-key slice at the far end: queries 32737..32768, keys 32001..32768.
 at::Tensor farQueryPositions() {
@@ -42,14 +42,15 @@ void expectFiniteOnCausal(const at::Tensor& logits, const at::Tensor& qPos,
   EXPECT_TRUE(logits.masked_select(causal.logical_not()).isneginf().all().item<bool>());
 }
 
-double finiteScale(const at::Tensor& logits) {
+double finiteScaleInPrecision(const at::Tensor& logits) {
   return at::where(at::isfinite(logits), logits.abs(), at::zeros_like(logits)).max().item<double>();
 }
 
 // Float32 factorized at 32,768 cannot be represented: it must throw, naming the position.
 TEST(Precision, Float32FactorizedJordanExactAt32768Throws) {
   auto enc = makeEncoding("jordan-exact", kExactAtGamma001);
-  at::Tensor q = randomQK(1, 1, 32, kD, at::kFloat, 1), k = randomQK(1, 1, 768, kD, at::kFloat, 2);
+  at::Tensor q = randomQK(1, 1, 32, kPrecisionHeadDim, at::kFloat, 1),
+             k = randomQK(1, 1, 768, kPrecisionHeadDim, at::kFloat, 2);
   try {
     attentionLogits(*enc, q, k, farQueryPositions(), farKeyPositions(), Form::Factorized);
     FAIL() << "float32 factorized form at 32768 did not throw";
@@ -76,28 +77,28 @@ TEST(Precision, Float32FactorizedPrecisionReportsFirstBadPosition) {
 // Float64 holds e^(+-327): the factorized form runs, is finite, and agrees with the direct form.
 TEST(Precision, Float64FactorizedJordanExactAt32768IsFiniteAndCorrect) {
   auto enc = makeEncoding("jordan-exact", kExactAtGamma001);
-  at::Tensor q = randomQK(1, 1, 32, kD, at::kDouble, 1),
-             k = randomQK(1, 1, 768, kD, at::kDouble, 2);
+  at::Tensor q = randomQK(1, 1, 32, kPrecisionHeadDim, at::kDouble, 1),
+             k = randomQK(1, 1, 768, kPrecisionHeadDim, at::kDouble, 2);
   at::Tensor fact, direct;
   ASSERT_NO_THROW(
       fact = attentionLogits(*enc, q, k, farQueryPositions(), farKeyPositions(), Form::Factorized));
   direct = attentionLogits(*enc, q, k, farQueryPositions(), farKeyPositions(), Form::Direct);
   expectFiniteOnCausal(fact, farQueryPositions(), farKeyPositions());
-  EXPECT_LT(maxAbsDiff(fact, direct), 1e-8 * (1 + finiteScale(direct)));
+  EXPECT_LT(maxAbsDiff(fact, direct), 1e-8 * (1 + finiteScaleInPrecision(direct)));
 }
 
 // The direct form is safe in float32 at 32,000..32,768: finite, and within 1e-3 of float64
 // (relative to the largest logit), which itself matches the float64 reference.
 TEST(Precision, Float32DirectJordanExactAt32768MatchesFloat64) {
   auto enc = makeEncoding("jordan-exact", kExactAtGamma001);
-  at::Tensor q = randomQK(1, 1, 32, kD, at::kDouble, 3),
-             k = randomQK(1, 1, 768, kD, at::kDouble, 4);
+  at::Tensor q = randomQK(1, 1, 32, kPrecisionHeadDim, at::kDouble, 3),
+             k = randomQK(1, 1, 768, kPrecisionHeadDim, at::kDouble, 4);
   at::Tensor qp = farQueryPositions(), kp = farKeyPositions();
   at::Tensor l32 = attentionLogits(*enc, q.to(at::kFloat), k.to(at::kFloat), qp, kp, Form::Direct);
   at::Tensor l64 = attentionLogits(*enc, q, k, qp, kp, Form::Direct);
   EXPECT_EQ(l32.scalar_type(), at::kFloat);
   expectFiniteOnCausal(l32, qp, kp);
-  const double scale = finiteScale(l64);
+  const double scale = finiteScaleInPrecision(l64);
   EXPECT_LT(maxAbsDiff(l32, l64), 1e-3 * scale);
   EXPECT_LT(maxAbsDiff(l64, referenceLogits(*enc, q, k, qp, kp)), 1e-10 * (1 + scale));
 }
@@ -138,12 +139,14 @@ class ChunkSpy : public Encoding {
 // streamed over key chunks of 512, so memory is O(chunk), not O(T^2). Spot-checked against the
 // reference.
 TEST(Precision, SingleRowOf32768KeysDirectJordanStabilized) {
-  auto family = makeEncoding("jordan-stabilized",
-                             {{"gamma", 0.001}, {"eta", 0.3}, {"L", 256}, {"head_dim", kD}});
+  auto family =
+      makeEncoding("jordan-stabilized",
+                   {{"gamma", 0.001}, {"eta", 0.3}, {"L", 256}, {"head_dim", kPrecisionHeadDim}});
   ASSERT_FALSE(family->hasFactorized());
   ChunkSpy spy(*family);
   const Encoding* enc = &spy;
-  at::Tensor q = randomQK(1, 1, 1, kD, at::kFloat, 5), k = randomQK(1, 1, kFar, kD, at::kFloat, 6);
+  at::Tensor q = randomQK(1, 1, 1, kPrecisionHeadDim, at::kFloat, 5),
+             k = randomQK(1, 1, kFar, kPrecisionHeadDim, at::kFloat, 6);
   at::Tensor qp = positions(kFar - 1, 1), kp = positions(0, kFar);
   at::Tensor l = attentionLogits(*enc, q, k, qp, kp, Form::Direct);
   ASSERT_EQ(l.sizes(), (at::IntArrayRef{1, 1, 1, kFar}));
@@ -151,7 +154,8 @@ TEST(Precision, SingleRowOf32768KeysDirectJordanStabilized) {
   at::Tensor q64 = q.to(at::kDouble).contiguous(), k64 = k.to(at::kDouble).contiguous();
   const double* qd = q64.data_ptr<double>();
   for (long long j : {0LL, 1LL, 777LL, 16384LL, kFar - 300, kFar - 2, kFar - 1}) {
-    const double want = enc->referenceLogit(qd, k64.data_ptr<double>() + j * kD, kFar - 1, j, 0);
+    const double want =
+        enc->referenceLogit(qd, k64.data_ptr<double>() + j * kPrecisionHeadDim, kFar - 1, j, 0);
     EXPECT_NEAR(l[0][0][0][j].item<double>(), want, 1e-4 * (1 + std::abs(want))) << "j = " << j;
   }
   EXPECT_LE(spy.widestChunk, 512);  // attentionLogits' default chunk

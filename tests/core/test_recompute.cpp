@@ -24,7 +24,7 @@ namespace {
 using testing::attentionCases;
 using testing::relError;
 
-constexpr double kTolerance = 1e-12;
+constexpr double kRecomputeTolerance = 1e-12;
 
 class RecomputedFamily : public ::testing::TestWithParam<size_t> {};
 
@@ -56,10 +56,10 @@ TEST_P(RecomputedFamily, WholeModelGradientsMatchThePlainModel) {
           plainGrads[p.key()] = p.value().grad().clone();
         continue;
       }
-      EXPECT_LT(relError(logits.detach(), plainLogits), kTolerance) << where << " logits";
+      EXPECT_LT(relError(logits.detach(), plainLogits), kRecomputeTolerance) << where << " logits";
       for (const auto& p : model->named_parameters()) {
         ASSERT_TRUE(p.value().grad().defined()) << where << " " << p.key() << " has no gradient";
-        EXPECT_LT(relError(p.value().grad(), plainGrads[p.key()]), kTolerance)
+        EXPECT_LT(relError(p.value().grad(), plainGrads[p.key()]), kRecomputeTolerance)
             << where << " " << p.key();
       }
     }

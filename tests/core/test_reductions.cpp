@@ -18,27 +18,28 @@ using testing::maxAbsDiff;
 using testing::positions;
 using testing::randomQK;
 
-constexpr long long kT = 48;
-constexpr double kTol = 1e-12;
+constexpr long long kReductionsT = 48;
+constexpr double kReductionsTol = 1e-12;
 
-double finiteScale(const at::Tensor& logits) {
+double finiteScaleInReductions(const at::Tensor& logits) {
   return at::where(at::isfinite(logits), logits.abs(), at::zeros_like(logits)).max().item<double>();
 }
 
 // Logits of a and b agree in every form both have, on the same random content and positions.
 void expectSameLogits(const Encoding& a, const Encoding& b, long long D, unsigned seed) {
-  at::Tensor q = randomQK(2, 2, kT, D, at::kDouble, seed);
-  at::Tensor k = randomQK(2, 2, kT, D, at::kDouble, seed + 1);
-  at::Tensor pos = positions(5, kT);
+  at::Tensor q = randomQK(2, 2, kReductionsT, D, at::kDouble, seed);
+  at::Tensor k = randomQK(2, 2, kReductionsT, D, at::kDouble, seed + 1);
+  at::Tensor pos = positions(5, kReductionsT);
   at::Tensor la = attentionLogits(a, q, k, pos, pos, Form::Direct);
   at::Tensor lb = attentionLogits(b, q, k, pos, pos, Form::Direct);
-  const double scale = finiteScale(la);
+  const double scale = finiteScaleInReductions(la);
   EXPECT_GT(scale, 0.1);  // the comparison is not between two zero tensors
-  EXPECT_LT(maxAbsDiff(la, lb), kTol * (1 + scale)) << a.id() << " vs " << b.id() << " direct";
+  EXPECT_LT(maxAbsDiff(la, lb), kReductionsTol * (1 + scale))
+      << a.id() << " vs " << b.id() << " direct";
   if (a.hasFactorized() && b.hasFactorized()) {
     at::Tensor fa = attentionLogits(a, q, k, pos, pos, Form::Factorized);
     at::Tensor fb = attentionLogits(b, q, k, pos, pos, Form::Factorized);
-    EXPECT_LT(maxAbsDiff(fa, fb), kTol * (1 + scale))
+    EXPECT_LT(maxAbsDiff(fa, fb), kReductionsTol * (1 + scale))
         << a.id() << " vs " << b.id() << " factorized";
   }
 }
@@ -133,14 +134,14 @@ TEST(Reductions, DampedRopeGamma0IsRopeOnTheFastHalfTwice) {
   layout.dim = D;
   layout.groups.push_back(makeJordanGroup(0, /*order=*/1, std::vector<double>(D / 2, 0.0), dup,
                                           std::vector<double>(D / 2, 0.0), ShearKind::Linear, 1.0));
-  at::Tensor q = randomQK(1, 2, kT, D, at::kDouble, 7);
-  at::Tensor k = randomQK(1, 2, kT, D, at::kDouble, 8);
-  at::Tensor pos = positions(0, kT);
+  at::Tensor q = randomQK(1, 2, kReductionsT, D, at::kDouble, 7);
+  at::Tensor k = randomQK(1, 2, kReductionsT, D, at::kDouble, 8);
+  at::Tensor pos = positions(0, kReductionsT);
   at::Tensor drS = dr->directScores(q, k, pos, pos);
   at::Tensor dupS = jordanDirectScores(layout, q, k, pos, pos);
   at::Tensor ropeS = rope->directScores(q, k, pos, pos);
   const double scale = drS.abs().max().item<double>();
-  EXPECT_LT(maxAbsDiff(drS, dupS), kTol * (1 + scale));
+  EXPECT_LT(maxAbsDiff(drS, dupS), kReductionsTol * (1 + scale));
   EXPECT_GT(maxAbsDiff(drS, ropeS), 1e-2 * scale);
 }
 
@@ -184,7 +185,7 @@ TEST(Reductions, LiteralCounterClockwiseRopeIsOurRopeWithNegatedFrequencies) {
   at::Tensor engine =
       jordanDirectScores(mirrored, q, k, pos, pos) / std::sqrt(static_cast<double>(D));
   const double scale = literal.abs().max().item<double>();
-  EXPECT_LT(maxAbsDiff(literal, engine), kTol * (1 + scale));
+  EXPECT_LT(maxAbsDiff(literal, engine), kReductionsTol * (1 + scale));
 
   // The mirrored layout's factorized form is literally the paper's rotation of q and k.
   FactorizedQK f = jordanFactorize(mirrored, q, k, pos, pos);

@@ -22,10 +22,10 @@ using testing::maxAbsDiff;
 using testing::positions;
 using testing::randomQK;
 
-constexpr long long kShift = 1000;  // s: positions i + s, j + s against i, j
-constexpr long long kT = 24;        // positions 0..23 (lags 0..23)
+constexpr long long kShift = 1000;      // s: positions i + s, j + s against i, j
+constexpr long long kRelativityT = 24;  // positions 0..23 (lags 0..23)
 
-double finiteScale(const at::Tensor& logits) {
+double finiteScaleInRelativity(const at::Tensor& logits) {
   return at::where(at::isfinite(logits), logits.abs(), at::zeros_like(logits)).max().item<double>();
 }
 
@@ -37,19 +37,19 @@ TEST_P(Relativity, LogitsInvariantUnderPositionShift) {
   auto enc = makeEncoding(fc.id, fc.params);
   if (!enc->isRelative()) GTEST_SKIP() << fc.id << " is not relative (checked separately)";
   const long long D = enc->headDim();
-  at::Tensor q = randomQK(1, fc.heads, kT, D, at::kDouble, 11);
-  at::Tensor k = randomQK(1, fc.heads, kT, D, at::kDouble, 12);
-  at::Tensor p0 = positions(0, kT), p1 = positions(kShift, kT);
+  at::Tensor q = randomQK(1, fc.heads, kRelativityT, D, at::kDouble, 11);
+  at::Tensor k = randomQK(1, fc.heads, kRelativityT, D, at::kDouble, 12);
+  at::Tensor p0 = positions(0, kRelativityT), p1 = positions(kShift, kRelativityT);
 
   at::Tensor d0 = attentionLogits(*enc, q, k, p0, p0, Form::Direct);
   at::Tensor d1 = attentionLogits(*enc, q, k, p1, p1, Form::Direct);
-  const double scale = finiteScale(d0);
+  const double scale = finiteScaleInRelativity(d0);
   EXPECT_LT(maxAbsDiff(d0, d1), 1e-9 * (1 + scale)) << fc.id << " direct";
 
   // The factorized form, where it exists; float64 must hold it at these positions (the decays of
   // allFamilyCases keep e^(gamma p) below e^11 at p = 1024).
   if (enc->hasFactorized()) {
-    ASSERT_TRUE(enc->factorizedPrecision(kShift + kT, /*float32=*/false).ok) << fc.id;
+    ASSERT_TRUE(enc->factorizedPrecision(kShift + kRelativityT, /*float32=*/false).ok) << fc.id;
     at::Tensor f0 = attentionLogits(*enc, q, k, p0, p0, Form::Factorized);
     at::Tensor f1 = attentionLogits(*enc, q, k, p1, p1, Form::Factorized);
     EXPECT_LT(maxAbsDiff(f0, f1), 1e-8 * (1 + scale)) << fc.id << " factorized";
@@ -97,13 +97,13 @@ TEST(Relativity, StabilizedAbsShearIsNotRelative) {
   ASSERT_EQ(fc.id, "jordan-stabilized-abs");
   auto enc = makeEncoding(fc.id, fc.params);
   EXPECT_FALSE(enc->isRelative());
-  at::Tensor q = randomQK(1, fc.heads, kT, enc->headDim(), at::kDouble, 11);
-  at::Tensor k = randomQK(1, fc.heads, kT, enc->headDim(), at::kDouble, 12);
-  at::Tensor p0 = positions(0, kT), p1 = positions(kShift, kT);
+  at::Tensor q = randomQK(1, fc.heads, kRelativityT, enc->headDim(), at::kDouble, 11);
+  at::Tensor k = randomQK(1, fc.heads, kRelativityT, enc->headDim(), at::kDouble, 12);
+  at::Tensor p0 = positions(0, kRelativityT), p1 = positions(kShift, kRelativityT);
   for (Form form : {Form::Direct, Form::Factorized}) {
     at::Tensor l0 = attentionLogits(*enc, q, k, p0, p0, form);
     at::Tensor l1 = attentionLogits(*enc, q, k, p1, p1, form);
-    EXPECT_GT(maxAbsDiff(l0, l1), 0.05 * finiteScale(l0))
+    EXPECT_GT(maxAbsDiff(l0, l1), 0.05 * finiteScaleInRelativity(l0))
         << (form == Form::Direct ? "direct" : "factorized");
   }
 }

@@ -30,7 +30,7 @@ TrainConfig tiny() {
   return c;
 }
 
-std::string errorOf(const TrainConfig& c) {
+std::string errorOfRunLimits(const TrainConfig& c) {
   try {
     Trainer t(c);
   } catch (const InvalidArgument& e) {
@@ -45,20 +45,21 @@ TEST(RunLimits, TheGuiBoundsAreTheOnesTrainerEnforces) {
   EXPECT_EQ(kMaxTrainLength, 65536);
   TrainConfig c = tiny();
   c.run.steps = 9223372036854775807LL;
-  EXPECT_NE(
-      errorOf(c).find("'run.steps' = 9223372036854775807 is out of range (allowed [0, 1000000])"),
-      std::string::npos)
-      << errorOf(c);
+  EXPECT_NE(errorOfRunLimits(c).find(
+                "'run.steps' = 9223372036854775807 is out of range (allowed [0, 1000000])"),
+            std::string::npos)
+      << errorOfRunLimits(c);
   c = tiny();
   c.task.trainLength = 1000000000;
-  EXPECT_NE(errorOf(c).find("'task.train_length' = 1000000000 is out of range"), std::string::npos);
+  EXPECT_NE(errorOfRunLimits(c).find("'task.train_length' = 1000000000 is out of range"),
+            std::string::npos);
   c = tiny();
   c.run.evalSequences = 0;
-  EXPECT_NE(errorOf(c).find("'run.eval_sequences' = 0"), std::string::npos);
+  EXPECT_NE(errorOfRunLimits(c).find("'run.eval_sequences' = 0"), std::string::npos);
   c = tiny();
   c.run.evalEvery = -1;
-  EXPECT_NE(errorOf(c).find("'run.eval_every' = -1"), std::string::npos);
-  EXPECT_EQ(errorOf(tiny()), "");
+  EXPECT_NE(errorOfRunLimits(c).find("'run.eval_every' = -1"), std::string::npos);
+  EXPECT_EQ(errorOfRunLimits(tiny()), "");
 }
 
 TEST(RunLimits, EvaluationCostCountsAttentionWork) {
@@ -86,16 +87,16 @@ TEST(RunLimits, TheWholeEvaluationIsCounted) {
   TrainConfig c = tiny();
   c.run.evalLengths = {64};
   c.run.evalSequences = 1000000;
-  std::string e = errorOf(c);
+  std::string e = errorOfRunLimits(c);
   EXPECT_NE(e.find("evaluation at length 64 with 1000000 sequences needs about"), std::string::npos)
       << e;
   EXPECT_NE(e.find("--budget"), std::string::npos) << e;
   // 5e5 sequences at 64 tokens: 3.2e7 tokens of about 5.4e4 each (5e4, the MLP and projections
   // 12 x 16^2, the products 64 x 16), 1.7e12, under 2e12 alone.
   c.run.evalSequences = 500000;
-  EXPECT_EQ(errorOf(c), "");
+  EXPECT_EQ(errorOfRunLimits(c), "");
   c.run.evalLengths = {64, 64};
-  e = errorOf(c);
+  e = errorOfRunLimits(c);
   EXPECT_NE(e.find("evaluation at lengths 64 and 64 with 500000 sequences each needs about"),
             std::string::npos)
       << e;
@@ -143,7 +144,7 @@ TEST(RunLimits, AMillionTokenEvaluationIsRefusedBeforeTraining) {
   TrainConfig c = tiny();
   c.run.evalLengths = {1048576};
   c.run.evalSequences = 64;
-  const std::string e = errorOf(c);
+  const std::string e = errorOfRunLimits(c);
   EXPECT_NE(e.find("evaluation at length 1048576 with 64 sequences needs about"), std::string::npos)
       << e;
   // The same length on a trained model: refused by evaluate() before any batch.
@@ -162,17 +163,18 @@ TEST(RunLimits, AMillionTokenEvaluationIsRefusedBeforeTraining) {
 TEST(PinCheck, APinTheFamilyDoesNotLearnIsRefused) {
   TrainConfig c = tiny();
   c.model.pinned = {"gamma"};
-  const std::string e = errorOf(c);
+  const std::string e = errorOfRunLimits(c);
   EXPECT_NE(e.find("cannot pin 'gamma': family rope does not learn it"), std::string::npos) << e;
   c.model.family = "damped-rope";
-  EXPECT_EQ(errorOf(c), "");
+  EXPECT_EQ(errorOfRunLimits(c), "");
   c.model.family = "jordan-stabilized";
   c.model.pinned = {"eta", "gamma"};
-  EXPECT_EQ(errorOf(c), "");
+  EXPECT_EQ(errorOfRunLimits(c), "");
   c.model.pinned = {"delta"};
-  EXPECT_NE(errorOf(c).find("it learns gamma, eta"), std::string::npos) << errorOf(c);
+  EXPECT_NE(errorOfRunLimits(c).find("it learns gamma, eta"), std::string::npos)
+      << errorOfRunLimits(c);
   c.model.family = "pope";
-  EXPECT_EQ(errorOf(c), "");
+  EXPECT_EQ(errorOfRunLimits(c), "");
 }
 
 TEST(PinCheck, PjBiasLearnsItsSectorParameters) {

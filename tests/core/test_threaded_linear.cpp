@@ -21,7 +21,7 @@ namespace {
 
 using testing::relError;
 
-constexpr double kTolerance = 1e-12;
+constexpr double kThreadedLinearTolerance = 1e-12;
 
 // Sets torch's intra-op threads for the scope.
 struct IntraOpThreads {
@@ -49,10 +49,11 @@ TEST(ThreadedLinear, ValuesAndGradientsMatchLinear) {
       if (withBias) b.grad().zero_();
       at::Tensor got = threadedLinear(x, w, b);
       got.backward(dy);
-      EXPECT_LT(relError(got.detach(), want.detach()), kTolerance) << where;
-      EXPECT_LT(relError(x.grad(), dxWant), kTolerance) << where << " dx";
-      EXPECT_LT(relError(w.grad(), dwWant), kTolerance) << where << " dW";
-      if (withBias) EXPECT_LT(relError(b.grad(), dbWant), kTolerance) << where << " db";
+      EXPECT_LT(relError(got.detach(), want.detach()), kThreadedLinearTolerance) << where;
+      EXPECT_LT(relError(x.grad(), dxWant), kThreadedLinearTolerance) << where << " dx";
+      EXPECT_LT(relError(w.grad(), dwWant), kThreadedLinearTolerance) << where << " dW";
+      if (withBias)
+        EXPECT_LT(relError(b.grad(), dbWant), kThreadedLinearTolerance) << where << " db";
     }
   }
 }
@@ -64,7 +65,7 @@ TEST(ThreadedLinear, KeepsLeadingDimensions) {
   at::Tensor w = torch::randn({96, 64}, torch::kDouble), b = torch::randn({96}, torch::kDouble);
   at::Tensor got = threadedLinear(x, w, b);
   EXPECT_EQ(got.sizes(), (std::vector<int64_t>{3, 500, 96}));
-  EXPECT_LT(relError(got, at::linear(x, w, b)), kTolerance);
+  EXPECT_LT(relError(got, at::linear(x, w, b)), kThreadedLinearTolerance);
   if (!parallelLoopsRunInParallel())
     GTEST_SKIP() << "this build's parallel loops run on one thread (no OpenMP: a PyPI LibTorch)";
   EXPECT_TRUE(linearRunsThreaded(x, 64, 96));

@@ -46,7 +46,7 @@ const JsonPath kSession{"session file 's.poslab'", "training"};
 
 // The message checkTrainable throws for the experiment `j` (read by the strict reader first, as
 // every front end does), or "" when both accept it.
-std::string refusal(const json& j) {
+std::string trainableRefusal(const json& j) {
   try {
     checkTrainable(readExperiment(j, kSession), kSession);
     return "";
@@ -57,17 +57,17 @@ std::string refusal(const json& j) {
 
 // Each case asserts the message names the file and the field, and says what is wrong.
 void expectRefused(const json& j, const std::string& field, const std::string& what) {
-  const std::string m = refusal(j);
+  const std::string m = trainableRefusal(j);
   EXPECT_NE(m.find("session file 's.poslab': field '" + field + "'"), std::string::npos) << m;
   EXPECT_NE(m.find(what), std::string::npos) << m;
 }
 
-std::string tempPath(const std::string& name) {
+std::string trainableTempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("poslab-trainable-" + name)).string();
 }
 
 TEST(TrainableCheck, AcceptsATrainableSetup) {
-  EXPECT_EQ(refusal(trainable()), "");
+  EXPECT_EQ(trainableRefusal(trainable()), "");
 }
 
 // Issue 17 s3: "unknown kernel" (in the config; the reader alone checks only a variant's).
@@ -109,7 +109,7 @@ TEST(TrainableCheck, FamilyParametersNameTheField) {
 TEST(TrainableCheck, PinsTheFamilyDoesNotLearnNameTheField) {
   json j = trainable();
   j["config"]["model"]["pinned"] = {"gamma"};  // damped-rope learns it, rope does not
-  EXPECT_EQ(refusal(j), "");
+  EXPECT_EQ(trainableRefusal(j), "");
   j["config"]["model"]["pinned"] = {"gamma", "eta"};  // neither learns eta
   expectRefused(j, "training.config.model.pinned",
                 "cannot pin 'eta': none of the families rope, damped-rope learns it");
@@ -131,41 +131,41 @@ TEST(TrainableCheck, StartsTheLearnedFormCannotHoldAreRefused) {
   j["family_params"] = {{"jordan-stabilized", {{"eta", -0.1000001}}}};
   expectRefused(j, "training.family_params.jordan-stabilized", "eta_max = 0.1");
   j["family_params"] = {{"jordan-stabilized", {{"eta", 0.1}}}};
-  EXPECT_EQ(refusal(j), "");
+  EXPECT_EQ(trainableRefusal(j), "");
   j["family_params"] = {{"jordan-stabilized", {{"eta", 0.5}}}};
   j["config"]["model"]["pinned"] = {"eta"};
-  EXPECT_EQ(refusal(j), "");
+  EXPECT_EQ(trainableRefusal(j), "");
   // jordan-stabilized-abs states its own cap: eta_max = 1 lets eta 0.5 start.
   j = trainable();
   j["families"] = {"jordan-stabilized-abs"};
   j["family_params"] = {{"jordan-stabilized-abs", {{"eta", 0.5}, {"eta_max", 1}}}};
-  EXPECT_EQ(refusal(j), "");
+  EXPECT_EQ(trainableRefusal(j), "");
 }
 
 // Issue 17 s3: "missing text file"; also a directory, a FIFO, an empty file and non-UTF-8 bytes.
 TEST(TrainableCheck, TextFileNamesTheField) {
   json j = trainable();
   j["config"]["task"] = {{"id", "byte-lm"}, {"train_length", 16}};
-  j["config"]["task"]["text_file"] = tempPath("missing.txt");
+  j["config"]["task"]["text_file"] = trainableTempPath("missing.txt");
   expectRefused(j, "training.config.task.text_file", "does not exist");
-  std::filesystem::create_directories(tempPath("dir"));
-  j["config"]["task"]["text_file"] = tempPath("dir");
+  std::filesystem::create_directories(trainableTempPath("dir"));
+  j["config"]["task"]["text_file"] = trainableTempPath("dir");
   expectRefused(j, "training.config.task.text_file", "is a directory");
-  std::filesystem::remove(tempPath("fifo"));
-  ASSERT_EQ(::mkfifo(tempPath("fifo").c_str(), 0600), 0);
-  j["config"]["task"]["text_file"] = tempPath("fifo");
+  std::filesystem::remove(trainableTempPath("fifo"));
+  ASSERT_EQ(::mkfifo(trainableTempPath("fifo").c_str(), 0600), 0);
+  j["config"]["task"]["text_file"] = trainableTempPath("fifo");
   expectRefused(j, "training.config.task.text_file", "not a regular file");
-  std::ofstream(tempPath("empty.txt")).close();
-  j["config"]["task"]["text_file"] = tempPath("empty.txt");
+  std::ofstream(trainableTempPath("empty.txt")).close();
+  j["config"]["task"]["text_file"] = trainableTempPath("empty.txt");
   expectRefused(j, "training.config.task.text_file", "is empty");
-  std::ofstream(tempPath("binary.txt")) << std::string(4096, 'a') << "\xff\xfe"
-                                        << "tail";
-  j["config"]["task"]["text_file"] = tempPath("binary.txt");
+  std::ofstream(trainableTempPath("binary.txt")) << std::string(4096, 'a') << "\xff\xfe"
+                                                 << "tail";
+  j["config"]["task"]["text_file"] = trainableTempPath("binary.txt");
   expectRefused(j, "training.config.task.text_file", "not valid UTF-8");
   // A variant's text file is named as the variant's field.
   j = trainable();
   j["config"]["task"] = {{"id", "byte-lm"}, {"train_length", 16}};
-  j["variants"] = {{{"text_file", tempPath("missing.txt")}}};
+  j["variants"] = {{{"text_file", trainableTempPath("missing.txt")}}};
   expectRefused(j, "training.variants[0].text_file", "does not exist");
 }
 
@@ -188,7 +188,7 @@ TEST(TrainableCheck, CudaWithoutCudaNamesTheDevice) {
   json j = trainable();
   j["config"]["run"]["device"] = "cuda";
   if (torch::cuda::is_available()) {
-    EXPECT_EQ(refusal(j), "");
+    EXPECT_EQ(trainableRefusal(j), "");
     GTEST_SKIP() << "this machine has CUDA: the refusal cannot be seen here";
   }
   expectRefused(j, "training.config.run.device", "no CUDA device");
@@ -213,7 +213,7 @@ TEST(TrainableCheck, EvaluationLengthsNameTheField) {
 TEST(TrainableCheck, EmptyEvalLengthsMeanTheTrainLength) {
   json j = trainable();
   j["config"]["run"]["eval_lengths"] = json::array();
-  EXPECT_EQ(refusal(j), "");
+  EXPECT_EQ(trainableRefusal(j), "");
   // 10000 sequences of 4096 tokens: 2.7e12 multiply-adds, over the 2e12 evaluation budget.
   j["config"]["task"]["train_length"] = 4096;
   j["config"]["run"]["eval_sequences"] = 10000;

@@ -313,20 +313,20 @@ TEST(TrainedLogits, EveryFamilyIsCovered) {
   }
 }
 
-struct Built {
+struct TrainedLogitsBuilt {
   PositionModule module{nullptr};
   Reference reference;
   std::unique_ptr<Encoding> encoding;  // keeps the registry encoding alive for `reference`
 };
 
-Built build(const TrainedCase& tc) {
+TrainedLogitsBuilt buildTrainedCase(const TrainedCase& tc) {
   constexpr long long kTrainLength = 24;
   ModelConfig cfg;
   cfg.family = tc.id;
   cfg.familyParams = tc.params;
   cfg.heads = tc.heads;
   cfg.dModel = tc.heads * tc.headDim;
-  Built b;
+  TrainedLogitsBuilt b;
   b.module = PositionModule(cfg, kTrainLength);
   std::map<std::string, double> params = tc.params;
   params["head_dim"] = static_cast<double>(tc.headDim);
@@ -370,7 +370,7 @@ class TrainedFamily : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(TrainedFamily, ModelLogitsMatchFloat64Reference) {
   const TrainedCase& tc = trainedCases()[GetParam()];
-  Built b = build(tc);
+  TrainedLogitsBuilt b = buildTrainedCase(tc);
   constexpr long long T = 30;
   at::Tensor q = randomQK(2, tc.heads, T, tc.headDim, at::kDouble, 11);
   at::Tensor k = randomQK(2, tc.heads, T, tc.headDim, at::kDouble, 12);
@@ -392,7 +392,7 @@ TEST_P(TrainedFamily, ModelLogitsMatchFloat64Reference) {
 
 TEST_P(TrainedFamily, EveryLearnableGetsAGradient) {
   const TrainedCase& tc = trainedCases()[GetParam()];
-  Built b = build(tc);
+  TrainedLogitsBuilt b = buildTrainedCase(tc);
   const auto params = b.module->named_parameters(false);
   if (params.is_empty()) GTEST_SKIP() << tc.id << " has no learnables";
   constexpr long long T = 20;

@@ -24,7 +24,7 @@
 namespace poslab {
 namespace {
 
-TrainConfig tinyRun(long long steps, long long evalEvery) {
+TrainConfig tinyLoopRun(long long steps, long long evalEvery) {
   TrainConfig c =
       poslab::testing::tinyKernelLmRun("rope", /*heads=*/2, /*dModel=*/32, /*trainLength=*/16,
                                        /*batch=*/4, steps);
@@ -94,7 +94,7 @@ TrainingCallbacks recording(Seen& seen, bool customEvaluate) {
 }
 
 TEST(TrainingLoop, EvaluatesOnScheduleAndAfterTheLastStep) {
-  Trainer trainer(tinyRun(7, 3));
+  Trainer trainer(tinyLoopRun(7, 3));
   Seen seen;
   const TrainingResult r = runTraining(trainer, recording(seen, /*customEvaluate=*/true));
   EXPECT_EQ(r.outcome, TrainingOutcome::Finished);
@@ -125,7 +125,7 @@ TEST(TrainingLoop, EvaluatesOnScheduleAndAfterTheLastStep) {
 
 TEST(TrainingLoop, ACallbackReturningFalseStopsIt) {
   {
-    Trainer trainer(tinyRun(7, 3));
+    Trainer trainer(tinyLoopRun(7, 3));
     Seen seen;
     TrainingCallbacks c = recording(seen, true);
     c.onStep = [&](const Snapshot& snap) { return snap.step < 3; };  // stop at step 3, unevaluated
@@ -136,7 +136,7 @@ TEST(TrainingLoop, ACallbackReturningFalseStopsIt) {
     EXPECT_EQ(seen.withEval, Steps{});
   }
   {
-    Trainer trainer(tinyRun(7, 3));
+    Trainer trainer(tinyLoopRun(7, 3));
     Seen seen;
     TrainingCallbacks c = recording(seen, true);
     auto record = c.onSnapshot;
@@ -149,7 +149,7 @@ TEST(TrainingLoop, ACallbackReturningFalseStopsIt) {
 }
 
 TEST(TrainingLoop, DivergenceEndsTheRunWithADivergedSnapshot) {
-  Trainer trainer(tinyRun(7, 3));
+  Trainer trainer(tinyLoopRun(7, 3));
   Seen seen;
   TrainingCallbacks c = recording(seen, true);
   c.onStep = [&](const Snapshot& snap) {
@@ -172,12 +172,12 @@ TEST(TrainingLoop, DivergenceEndsTheRunWithADivergedSnapshot) {
 // Steps count from the start of the run, so a run resumed from a checkpoint at step 4 evaluates
 // after steps 6 and 7, as the uninterrupted run does, with the same numbers.
 TEST(TrainingLoop, AResumedRunKeepsTheSchedule) {
-  Trainer whole(tinyRun(7, 3));
+  Trainer whole(tinyLoopRun(7, 3));
   Seen wholeSeen;
   runTraining(whole, recording(wholeSeen, false));
 
   const auto path = (std::filesystem::temp_directory_path() / "poslab_loop_resume.pt").string();
-  Trainer first(tinyRun(7, 3));
+  Trainer first(tinyLoopRun(7, 3));
   TrainingCallbacks stopAt4;
   stopAt4.onSnapshot = [](const Snapshot& snap) { return snap.step < 4; };
   EXPECT_EQ(runTraining(first, stopAt4).outcome, TrainingOutcome::Stopped);
@@ -197,7 +197,7 @@ TEST(TrainingLoop, AResumedRunKeepsTheSchedule) {
 // The GUI's worker and the experiment runner (`run`, `compare`) drive the same loop: the same
 // evaluation steps and the same final numbers as runTraining.
 TEST(TrainingLoop, WorkerAndExperimentEvaluateOnTheSameSteps) {
-  const TrainConfig cfg = tinyRun(7, 3);
+  const TrainConfig cfg = tinyLoopRun(7, 3);
   Trainer direct(cfg);
   Seen seen;
   runTraining(direct, recording(seen, false));

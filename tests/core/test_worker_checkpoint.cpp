@@ -20,7 +20,7 @@
 namespace poslab {
 namespace {
 
-TrainConfig tinyRun() {
+TrainConfig tinyCheckpointRun() {
   TrainConfig c =
       poslab::testing::tinyKernelLmRun("rope", /*heads=*/2, /*dModel=*/32, /*trainLength=*/16,
                                        /*batch=*/4, /*steps=*/8);
@@ -71,14 +71,14 @@ class Recorder {
   std::vector<Snapshot> seen_;
 };
 
-std::string tempPath(const std::string& name) {
+std::string workerCheckpointTempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           (name + "-" + std::to_string(::getpid()) + ".pt"))
       .string();
 }
 
 TEST(WorkerCheckpoint, ResumedWorkerTakesTheOriginalSteps) {
-  const TrainConfig cfg = tinyRun();
+  const TrainConfig cfg = tinyCheckpointRun();
   // Reference: the original run's losses at steps 1..8, straight through.
   std::vector<double> reference;
   {
@@ -86,7 +86,7 @@ TEST(WorkerCheckpoint, ResumedWorkerTakesTheOriginalSteps) {
     for (long long i = 0; i < cfg.run.steps; ++i) reference.push_back(t.step().loss);
   }
   // The original run on a worker: 3 steps, then its checkpoint (written between steps).
-  const std::string path = tempPath("poslab-worker-ckpt");
+  const std::string path = workerCheckpointTempPath("poslab-worker-ckpt");
   {
     Recorder rec;
     TrainingWorker original(cfg, rec.callback());
@@ -131,7 +131,7 @@ TEST(WorkerCheckpoint, ResumedWorkerTakesTheOriginalSteps) {
 }
 
 TEST(WorkerCheckpoint, TakesAnExistingTrainerAndRefusesBadInput) {
-  auto trainer = std::make_unique<Trainer>(tinyRun());
+  auto trainer = std::make_unique<Trainer>(tinyCheckpointRun());
   trainer->step();
   trainer->step();
   Recorder rec;
@@ -143,7 +143,7 @@ TEST(WorkerCheckpoint, TakesAnExistingTrainerAndRefusesBadInput) {
 
   EXPECT_THROW(TrainingWorker(std::unique_ptr<Trainer>(), rec.callback()), InvalidArgument);
   EXPECT_THROW(TrainingWorker::fromCheckpoint("/nonexistent/run.pt", rec.callback()), Error);
-  const std::string junk = tempPath("poslab-junk-ckpt");
+  const std::string junk = workerCheckpointTempPath("poslab-junk-ckpt");
   { std::ofstream(junk) << "not a checkpoint"; }
   EXPECT_THROW(TrainingWorker::fromCheckpoint(junk, rec.callback()), Error);
   std::filesystem::remove(junk);

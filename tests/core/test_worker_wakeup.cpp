@@ -20,7 +20,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kDeadline = std::chrono::seconds(30);  // a step takes milliseconds
 
-TrainConfig tinyRun() {
+TrainConfig tinyWakeupRun() {
   return poslab::testing::tinyKernelLmRun("rope", /*heads=*/1, /*dModel=*/8, /*trainLength=*/8,
                                           /*batch=*/2, /*steps=*/1000000);
 }
@@ -36,7 +36,7 @@ void stopWithin(TrainingWorker& worker, const char* what) {
 }
 
 TEST(TrainingWorkerWakeup, PlayAfterPauseAlwaysResumes) {
-  TrainingWorker worker(tinyRun(), {});
+  TrainingWorker worker(tinyWakeupRun(), {});
   for (int cycle = 0; cycle < 300; ++cycle) {
     const long long before = worker.stepCount();
     worker.play();
@@ -50,7 +50,7 @@ TEST(TrainingWorkerWakeup, PlayAfterPauseAlwaysResumes) {
 
 TEST(TrainingWorkerWakeup, StopAlwaysReturns) {
   for (int cycle = 0; cycle < 40; ++cycle) {
-    TrainingWorker worker(tinyRun(), {});
+    TrainingWorker worker(tinyWakeupRun(), {});
     if (cycle % 2) {  // also while it trains: the last step ends, then the thread
       worker.play();
       while (worker.stepCount() == 0) std::this_thread::yield();
@@ -64,7 +64,7 @@ TEST(TrainingWorkerWakeup, StopAlwaysReturns) {
 TEST(TrainingWorkerWakeup, RequestStopThenJoin) {
   std::vector<std::unique_ptr<TrainingWorker>> workers;
   for (int i = 0; i < 4; ++i)
-    workers.push_back(std::make_unique<TrainingWorker>(tinyRun(), nullptr));
+    workers.push_back(std::make_unique<TrainingWorker>(tinyWakeupRun(), nullptr));
   for (auto& w : workers) w->play();
   for (auto& w : workers) w->requestStop();  // all asked first: their last steps overlap
   for (auto& w : workers) {
