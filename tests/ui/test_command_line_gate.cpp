@@ -18,6 +18,7 @@
 
 #include "app_shell.h"
 #include "bridge/loaded_families.h"
+#include "code_notice.h"
 #include "command_line_start.h"
 #include "explorer/parameter_panel.h"
 #include "file_hash.h"
@@ -44,18 +45,6 @@ std::unique_ptr<AppShell> newShell() {
   auto shell = std::make_unique<AppShell>();
   shell->window().resize(1280, 860);
   return shell;
-}
-
-QMessageBox* visibleNotice(const AppShell& shell) {
-  for (QMessageBox* box : shell.window().findChildren<QMessageBox*>("encodingCodeNotice"))
-    if (box->isVisible()) return box;
-  return nullptr;
-}
-
-void answer(QMessageBox* notice, bool agree) {
-  for (QAbstractButton* b : notice->buttons())
-    if ((notice->buttonRole(b) == QMessageBox::AcceptRole) == agree) return b->click();
-  QFAIL("the notice has no such button");
 }
 
 // `shell`'s state with the explorer on the family file `id`, saved with its content hash.
@@ -113,13 +102,13 @@ class TestCommandLineGate : public QObject {
       QString error;
       QVERIFY2(start.startNow(&error), qPrintable(error));
       QCOMPARE(shownFamily(*shell), before);  // no module ran before the window
-      QVERIFY(!visibleNotice(*shell));
+      QVERIFY(!test::visibleCodeNotice(shell->window()));
       shell->window().show();
       QSignalSpy finished(&start, &CommandLineStart::finished);
       start.continueInWindow();
-      QMessageBox* notice = visibleNotice(*shell);
+      QMessageBox* notice = test::visibleCodeNotice(shell->window());
       QVERIFY2(notice, "no notice before the session's module ran");
-      answer(notice, agree);
+      test::answerCodeNotice(notice, agree);
       if (agree) {
         QVERIFY(shell->familyGate()->busy());  // checking, on its own thread
         QCOMPARE(shownFamily(*shell), before);
@@ -208,13 +197,13 @@ class TestCommandLineGate : public QObject {
     shell->window().show();
     QSignalSpy finished(&start, &CommandLineStart::finished);
     start.continueInWindow();
-    QMessageBox* notice = visibleNotice(*shell);
+    QMessageBox* notice = test::visibleCodeNotice(shell->window());
     QVERIFY(notice);
-    answer(notice, true);
+    test::answerCodeNotice(notice, true);
     QVERIFY(finished.wait(kWaitMs));
     QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
     // One notice for both modules: a second one, unanswered here, would have stopped the steps.
-    QVERIFY(!visibleNotice(*shell));
+    QVERIFY(!test::visibleCodeNotice(shell->window()));
     TrainingPanel* panel = shell->window().trainingPanel();
     std::vector<std::string> families = panel->experiment().families;
     std::sort(families.begin(), families.end());
@@ -248,16 +237,16 @@ class TestCommandLineGate : public QObject {
       seen = error;
     };
     player->openFileInBackground(lesson, 1, done);
-    QMessageBox* notice = visibleNotice(*shell);
+    QMessageBox* notice = test::visibleCodeNotice(shell->window());
     QVERIFY2(notice, "no notice before the lesson's module ran");
-    answer(notice, false);
+    test::answerCodeNotice(notice, false);
     QTRY_COMPARE(answers, 1);
     QVERIFY(!opened && seen.isEmpty() && !player->isOpen());
     QVERIFY(!findFamily(id.toStdString()));
 
     player->openFileInBackground(lesson, 1, done);
-    QTRY_VERIFY(notice = visibleNotice(*shell));
-    answer(notice, true);
+    QTRY_VERIFY(notice = test::visibleCodeNotice(shell->window()));
+    test::answerCodeNotice(notice, true);
     QVERIFY(shell->familyGate()->busy());
     QVERIFY(!player->isOpen());
     QTRY_COMPARE_WITH_TIMEOUT(answers, 2, kWaitMs);

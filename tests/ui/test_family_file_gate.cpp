@@ -21,6 +21,7 @@
 
 #include "app_shell.h"
 #include "bridge/loaded_families.h"
+#include "code_notice.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
@@ -74,19 +75,6 @@ QStringList familyItems(const AppShell& shell) {
   return out;
 }
 
-QMessageBox* visibleNotice(const AppShell& shell) {
-  for (QMessageBox* box : shell.window().findChildren<QMessageBox*>("encodingCodeNotice"))
-    if (box->isVisible()) return box;
-  return nullptr;
-}
-
-// The notice's button that goes on ("Load"), or its Cancel.
-void answer(QMessageBox* notice, bool agree) {
-  for (QAbstractButton* b : notice->buttons())
-    if ((notice->buttonRole(b) == QMessageBox::AcceptRole) == agree) return b->click();
-  QFAIL("the notice has no such button");
-}
-
 void closeBoxes(AppShell& shell) {
   for (QMessageBox* box : shell.window().findChildren<QMessageBox*>()) box->close();
 }
@@ -126,14 +114,14 @@ class TestFamilyFileGate : public QObject {
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
 
     shell->sessions()->openInBackground(session);
-    QMessageBox* notice = visibleNotice(*shell);
+    QMessageBox* notice = test::visibleCodeNotice(shell->window());
     QVERIFY2(notice, "no notice before the session's module ran");
     QVERIFY2(notice->text().contains("runs its code"), qPrintable(notice->text()));
     if (!shotsDir().isEmpty()) {
       QCoreApplication::processEvents();
       QVERIFY(notice->grab().save(QDir(shotsDir()).filePath("gate-session-notice.png")));
     }
-    answer(notice, /*agree=*/false);
+    test::answerCodeNotice(notice, /*agree=*/false);
     QTRY_COMPARE(settled.count(), 1);
     QCOMPARE(settled.at(0).at(0).toBool(), false);
     QVERIFY(!findFamily(id.toStdString()));
@@ -141,8 +129,8 @@ class TestFamilyFileGate : public QObject {
     QVERIFY(!shell->familyGate()->agreed());
 
     shell->sessions()->openInBackground(session);
-    QTRY_VERIFY(notice = visibleNotice(*shell));
-    answer(notice, /*agree=*/true);
+    QTRY_VERIFY(notice = test::visibleCodeNotice(shell->window()));
+    test::answerCodeNotice(notice, /*agree=*/true);
     // The module loads on its own thread: the window has not changed yet.
     QVERIFY(shell->familyGate()->busy());
     QCOMPARE(familyItems(*shell), before);
@@ -161,7 +149,7 @@ class TestFamilyFileGate : public QObject {
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
     shell->sessions()->applyStateStringInBackground(
         encodeStateString(stateWithFamily(*shell, id, test::fnv1a(file))));
-    QVERIFY(!visibleNotice(*shell));
+    QVERIFY(!test::visibleCodeNotice(shell->window()));
     QVERIFY(settled.wait(kWaitMs));
     QVERIFY2(settled.at(0).at(0).toBool(), qPrintable(settled.at(0).at(1).toString()));
     QVERIFY2(shell->sessions()->lastError().isEmpty(), qPrintable(shell->sessions()->lastError()));
@@ -181,10 +169,10 @@ class TestFamilyFileGate : public QObject {
     out.close();
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
     shell->loadPresetInBackground(preset);
-    QMessageBox* notice = visibleNotice(*shell);
+    QMessageBox* notice = test::visibleCodeNotice(shell->window());
     QVERIFY2(notice, "no notice before the preset's module ran");
     QVERIFY(!findFamily(id));
-    answer(notice, /*agree=*/true);
+    test::answerCodeNotice(notice, /*agree=*/true);
     QVERIFY(settled.wait(kWaitMs));
     QVERIFY2(settled.at(0).at(0).toBool(), qPrintable(settled.at(0).at(1).toString()));
     TrainingPanel* panel = shell->window().trainingPanel();
@@ -346,9 +334,9 @@ class TestFamilyFileGate : public QObject {
     auto shell = newShell();
     QSignalSpy settled(shell->familyGate(), &FamilyFileGate::settled);
     shell->sessions()->openInBackground(models);
-    QMessageBox* notice = visibleNotice(*shell);
+    QMessageBox* notice = test::visibleCodeNotice(shell->window());
     QVERIFY2(notice, "no notice before the checkpoint's module ran");
-    answer(notice, /*agree=*/true);
+    test::answerCodeNotice(notice, /*agree=*/true);
     QVERIFY(settled.wait(kWaitMs));
     QVERIFY2(settled.at(0).at(0).toBool(), qPrintable(settled.at(0).at(1).toString()));
     // Then the checkpoints' weights are read, off the UI thread too, before the session applies.

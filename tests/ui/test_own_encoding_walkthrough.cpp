@@ -25,6 +25,7 @@
 
 #include "app_shell.h"
 #include "bridge/loaded_families.h"
+#include "code_notice.h"
 #include "command_line_start.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
@@ -77,18 +78,6 @@ double speedKernel(double v, double base, int D, double d) {
   return sum / (D / 2);
 }
 
-QMessageBox* visibleNotice(QWidget& w) {
-  for (QMessageBox* box : w.findChildren<QMessageBox*>("encodingCodeNotice"))
-    if (box->isVisible()) return box;
-  return nullptr;
-}
-
-void agree(QMessageBox* notice) {
-  for (QAbstractButton* b : notice->buttons())
-    if (notice->buttonRole(b) == QMessageBox::AcceptRole) return b->click();
-  QFAIL("the notice has no button that goes on");
-}
-
 bool copyTree(const QString& from, const QString& to) {
   QDir().mkpath(to);
   for (const QFileInfo& f :
@@ -136,7 +125,7 @@ class TestOwnEncodingWalkthrough : public QObject {
     QSignalSpy loaded(shell.encodings(), &EncodingLoader::finished);
     shell.actions().loadEncoding->trigger();
     QMessageBox* notice = nullptr;
-    QTRY_VERIFY(notice = visibleNotice(w));
+    QTRY_VERIFY(notice = test::visibleCodeNotice(w));
     shoot(*notice, "walkthrough-1-notice.png");
     // The file dialog that follows is a modal native-style dialog this test cannot drive
     // reliably offscreen: the notice is declined and the file loaded as the menu's command does
@@ -253,9 +242,9 @@ class TestOwnEncodingWalkthrough : public QObject {
     QSignalSpy finished(&start, &CommandLineStart::finished);
     start.continueInWindow();
     QMessageBox* notice = nullptr;
-    QTRY_VERIFY(notice = visibleNotice(w));
+    QTRY_VERIFY(notice = test::visibleCodeNotice(w));
     shoot(*notice, "walkthrough-4-reopen-notice.png");
-    agree(notice);
+    test::answerCodeNotice(notice, true);
     QVERIFY(!start.isFinished());  // the module is checked off the UI thread
     QVERIFY(finished.wait(kWaitMs));
     QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
