@@ -138,11 +138,15 @@ def read_pj_reference(path):
         out[f"attention entropy@{n}"] = row["attention_entropy"]
         out[f"attention support@{n}"] = row["attention_effective_support"]
     row = rows[0]
+    # A sector set without PJ-bias (none) or without a sector has no gate or mass columns (or
+    # nulls): those metrics are left out, not read as zero.
     for sector in ("fj", "affine", "lc"):
-        out[f"gate {sector}"] = row[f"gate_{sector}"]
+        if row.get(f"gate_{sector}") is not None:
+            out[f"gate {sector}"] = row[f"gate_{sector}"]
     for sector in ("fj", "lc"):
         for r in range(4):
-            out[f"mass {sector} r{r}"] = row[f"{sector}_mass_r{r}"]
+            if row.get(f"{sector}_mass_r{r}") is not None:
+                out[f"mass {sector} r{r}"] = row[f"{sector}_mass_r{r}"]
     return out
 
 
