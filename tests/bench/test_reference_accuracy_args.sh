@@ -137,5 +137,20 @@ except SystemExit as e:
     assert "seed 0 is given twice" in str(e), e
 PY
 
+# A reference run without PJ-bias (sector set none) has null gates and no mass columns: its
+# metrics are accuracy and loss only, nothing read as zero.
+if /usr/bin/python3 - "$tmp/repo/bench" "$tmp" <<'PY'; then echo "ok   pj-none"; else echo "FAIL pj-none"; failures=$((failures + 1)); fi
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from reference_accuracy import read_pj_reference
+path = os.path.join(sys.argv[2], "none.json")
+with open(path, "w") as f:
+    json.dump({"rows": [{"eval_len": 96, "accuracy": 0.8, "loss": 0.4, "attention_entropy": 3.0,
+                         "attention_effective_support": 20.0, "gate_fj": None,
+                         "gate_affine": None, "gate_lc": None}]}, f)
+m = read_pj_reference(path)
+assert sorted(m) == ["accuracy@96", "attention entropy@96", "attention support@96", "loss@96"], m
+PY
+
 [[ $failures -eq 0 ]] || { echo "$failures case(s) failed"; exit 1; }
 echo "all cases passed"
