@@ -9,6 +9,9 @@
 #   POSLAB_CLI   the poslab-cli to run (default build/app/poslab-cli; the runs of amendment 5 use a
 #                copy kept beside the results, so that rebuilding the tree does not change it)
 #   $1           the results folder (default /var/tmp/poslab-runs/jordan-kernel-lm-paper)
+#   POSLAB_SEEDS the seeds to run (default "0 1 2"); the tests run once all three seeds' JSON are in
+#                the results folder (seed 0's JSON of amendment 5 was lost in a reset: its table is
+#                in docs/results/jordan-paper-size.md, so POSLAB_SEEDS="1 2" runs the missing ones)
 # When all nine runs are there it writes all-seeds.json (the three seeds' `--json` documents as
 # one) and prints the protocol's tests (scripts/results_tests.py paired).
 set -euo pipefail
@@ -17,12 +20,17 @@ cli=${POSLAB_CLI:-build/app/poslab-cli}
 out=${1:-/var/tmp/poslab-runs/jordan-kernel-lm-paper}
 families=rope,direct-sum,jordan-stabilized-abs
 mkdir -p "$out"
-for seed in 0 1 2; do
+for seed in ${POSLAB_SEEDS:-0 1 2}; do
+  [[ "$seed" =~ ^[0-9]+$ ]] || { echo "jordan-paper-runs.sh: POSLAB_SEEDS: '$seed' is not a seed number" >&2; exit 2; }
+  [ -f "$out/seed$seed.json" ] && continue
   echo "$(date -u '+%F %T') seed $seed: $cli run --preset jordan-kernel-lm-paper --families $families"
   POSLAB_THREADS=2 "$cli" run --preset jordan-kernel-lm-paper --families "$families" \
     --seeds "$seed" --jobs 3 --checkpoint-every 20 --out "$out/seed$seed" --json \
     > "$out/seed$seed.json.tmp"
   mv "$out/seed$seed.json.tmp" "$out/seed$seed.json"
+done
+for seed in 0 1 2; do
+  [ -f "$out/seed$seed.json" ] || { echo "$(date -u '+%F %T') seed $seed not in $out yet: no tests"; exit 0; }
 done
 /usr/bin/python3 - "$out" << 'PY'
 import json, sys
