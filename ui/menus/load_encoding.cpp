@@ -29,13 +29,20 @@ void EncodingLoader::request() {
 }
 
 void EncodingLoader::chooseFile() {
-  QSettings settings;
-  const QString path =
-      QFileDialog::getOpenFileName(window_, tr("Load Encoding"), settings.value(kDirKey).toString(),
-                                   tr("TorchScript encodings (*.pt);;All files (*)"));
-  if (path.isEmpty()) return;
-  settings.setValue(kDirKey, QFileInfo(path).absolutePath());
-  load(path);
+  // Opened, not exec'd: the window (and a training run) goes on while the dialog shows.
+  auto* dialog =
+      new QFileDialog(window_, tr("Load Encoding"), QSettings().value(kDirKey).toString(),
+                      tr("TorchScript encodings (*.pt);;All files (*)"));
+  dialog->setObjectName(QStringLiteral("loadEncodingDialog"));
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  dialog->setAcceptMode(QFileDialog::AcceptOpen);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
+    if (path.isEmpty()) return;
+    QSettings().setValue(kDirKey, QFileInfo(path).absolutePath());
+    load(path);
+  });
+  dialog->open();
 }
 
 void EncodingLoader::load(const QString& path) {
