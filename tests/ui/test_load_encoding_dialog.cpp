@@ -121,6 +121,7 @@ class TestLoadEncodingDialog : public QObject {
     const QStringList families = familyItems(familyBox());
     const QStringList training = listItems(trainFamilies());
     const std::vector<std::string> loaded = loadedFamilies().ids();
+    QVERIFY(w_->kernelView()->kernelGraph());
     const auto kernel = curve(w_->kernelView()->kernelGraph());
     QSignalSpy finished(shell_->encodings(), &EncodingLoader::finished);
     QFileDialog* dialog = nullptr;
@@ -144,6 +145,7 @@ class TestLoadEncodingDialog : public QObject {
   // A file chosen in the dialog: loaded off the UI thread, in both lists, and the views redraw
   // with it (the kernel the formula gives; the attention map without an error).
   void chosenFileIsLoadedAndShown() {
+    QVERIFY(w_->kernelView()->kernelGraph());
     const auto ropeKernel = curve(w_->kernelView()->kernelGraph());
     const QString id = "file:" + QFileInfo(myModule()).absoluteFilePath();
     QVERIFY(!familyItems(familyBox()).contains(id));
@@ -193,7 +195,8 @@ class TestLoadEncodingDialog : public QObject {
   // and no basis function beside it (the module declares none). It showed a second entry "K",
   // a curve drawn exactly beneath the kernel, so the legend named a line no one could see.
   void loadedKernelIsNamedAsBuiltIns() {
-    QVERIFY(findFamily(w_->parameters()->familyId())->isLoaded());
+    const FamilyDescription* shown = findFamily(w_->parameters()->familyId());
+    QVERIFY(shown && shown->isLoaded());
     KernelView* view = w_->kernelView();
     QCustomPlot* plot = view->plot();
     QStringList names;
