@@ -16,6 +16,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -107,6 +108,9 @@ class TestLoadEncodingDialog : public QObject {
     QVERIFY2(QFile::exists(fixture), "POSLAB_TS_DIR has no damped.pt");
     QVERIFY(dir_.isValid());
     QVERIFY(QFile::copy(fixture, myModule()));
+    // The folder the dialog remembers is gone (as after an earlier run): the dialog must not start
+    // there (its list kept a stale selection that Open took for the choice).
+    QSettings().setValue("loadEncodingDir", dir_.filePath("gone"));
     shell_ = std::make_unique<AppShell>();
     w_ = &shell_->window();
     w_->resize(1280, 860);
@@ -205,6 +209,7 @@ class TestLoadEncodingDialog : public QObject {
     QCOMPARE(plot->legend->itemCount(), 1);
     QCOMPARE(view->kernelGraph()->name(), QStringLiteral("kernel K(d)"));
     QVERIFY(!view->basisGraph("K"));
+    QCOMPARE(plot->yAxis->label(), QStringLiteral("kernel K(d)"));  // no basis function beside it
 
     // A built-in's kernel curve, for the comparison: the same name.
     QVERIFY(w_->parameters()->setFamily("alibi"));

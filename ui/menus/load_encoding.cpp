@@ -29,10 +29,13 @@ void EncodingLoader::request() {
 }
 
 void EncodingLoader::chooseFile() {
-  // Opened, not exec'd: the window (and a training run) goes on while the dialog shows.
-  auto* dialog =
-      new QFileDialog(window_, tr("Load Encoding"), QSettings().value(kDirKey).toString(),
-                      tr("TorchScript encodings (*.pt);;All files (*)"));
+  // Opened, not exec'd: the window (and a training run) goes on while the dialog shows. It starts
+  // in the folder of the last file loaded, while that folder exists (a folder that is gone left
+  // the dialog's list with a stale selection that Open took for the choice).
+  QString folder = QSettings().value(kDirKey).toString();
+  if (!QFileInfo(folder).isDir()) folder.clear();
+  auto* dialog = new QFileDialog(window_, tr("Load Encoding"), folder,
+                                 tr("TorchScript encodings (*.pt);;All files (*)"));
   dialog->setObjectName(QStringLiteral("loadEncodingDialog"));
   dialog->setFileMode(QFileDialog::ExistingFile);
   dialog->setAcceptMode(QFileDialog::AcceptOpen);
