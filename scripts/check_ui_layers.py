@@ -25,7 +25,8 @@ LAYERS = [
     ["menus/"],                                  # the menu bar and what its entries do
     ["main_window"],                             # widgets and layout
     ["app_shell"],                               # the composition root
-    ["screenshot", "command_line_start"],        # build on one shell: shoot it, or start it
+    ["command_line_start"],                      # poslab's command line applied to one shell
+    ["screenshot"],                              # the same command line, then shot offscreen
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

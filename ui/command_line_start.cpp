@@ -4,8 +4,11 @@
 #include <QFileInfo>
 
 #include <exception>
+#include <map>
+#include <string>
 
 #include "app_shell.h"
+#include "bridge/catalog.h"
 #include "error_report.h"
 #include "explorer/parameter_panel.h"
 #include "lessons/lesson.h"
@@ -78,15 +81,37 @@ void CommandLineStart::addSteps() {
     const std::string id = r.family.toStdString();
     const std::vector<FamilyFileNeed> needs{{id, "--family", {}, {}}};
     auto apply = [this, w, id](QString* error) {
-      if (!id.empty() && !w->parameters()->setFamily(id)) {
-        *error = tr("unknown family '%1'").arg(request_.family);
+      ParameterPanel* panel = w->parameters();
+      const std::string family = id.empty() ? panel->familyId() : id;
+      const FamilyDescription* described = findFamily(family);
+      if (!described) {
+        *error = tr("unknown family '%1'; see `poslab-cli families`").arg(request_.family);
         return false;
       }
-      for (const auto& [name, value] : request_.sets)
-        if (!w->parameters()->setValue(name.toStdString(), value)) {
-          *error = tr("the family has no parameter '%1'").arg(name);
+      // The values it will show (the panel's own, or a new family's defaults) with the sets over
+      // them, checked by core as a whole before anything changes: a spin box never silently
+      // clamps a bad value, and a refused set leaves the window as it was.
+      std::map<std::string, double> values = panel->values();
+      if (family != panel->familyId()) {
+        values.clear();
+        for (const ParamSpec& p : described->params) values[p.name] = p.defaultValue;
+      }
+      for (const auto& [name, value] : request_.sets) {
+        if (!values.count(name.toStdString())) {
+          *error = tr("family %1 has no parameter '%2'").arg(QString::fromStdString(family), name);
           return false;
         }
+        values[name.toStdString()] = value;
+      }
+      if (const std::string problem = checkEncoding(family, values); !problem.empty()) {
+        *error = QString::fromStdString(problem);
+        return false;
+      }
+      if (!panel->setFamily(family)) {
+        *error = tr("unknown family '%1'; see `poslab-cli families`").arg(request_.family);
+        return false;
+      }
+      for (const auto& [name, value] : request_.sets) panel->setValue(name.toStdString(), value);
       return true;
     };
     steps_.push_back(

@@ -7,8 +7,8 @@
 // Encoding do: the notice that loading runs code, once per window; the modules (and a session's
 // checkpoints) read and checked off the UI thread; a failure one line in the window (the status
 // bar and an error box) with the window as it was, and the steps after it not applied.
-// (`poslab --screenshot` renders without a window to answer in, and loads on its own thread:
-// screenshot.h.)
+// `poslab --screenshot` (screenshot.h) applies its steps the same way, through continueInWindow,
+// with the notice already agreed to (no one is there to answer it).
 #pragma once
 
 #include <QObject>

@@ -2,28 +2,23 @@
 
 #include <QApplication>
 #include <QBuffer>
-#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QPixmap>
 #include <QSplitter>
 #include <QTimer>
 
-#include <map>
 #include <ostream>
 
 #include "app_shell.h"
-#include "bridge/catalog.h"
+#include "command_line_start.h"
 #include "explorer/explorer_controller.h"
-#include "explorer/parameter_panel.h"
 #include "io/atomic_file.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_player.h"
 #include "main_window.h"
-#include "menus/presets_menu.h"
+#include "menus/file_menu.h"
 #include "presentation/presentation_mode.h"
-#include "session/session_families.h"
-#include "session/session_io.h"
+#include "session/family_file_gate.h"
 #include "training/training_panel.h"
 #include "training/training_setup_form.h"
 #include "util/error.h"
@@ -76,60 +71,51 @@ QString takeScreenshot(const ScreenshotRequest& req) {
   AppShell shell;
   MainWindow& window = shell.window();
   window.resize(req.width, req.height);
-  WindowView view = req.view;
-  if (!req.session.isEmpty()) {
-    SessionState state;
-    QString error;
-    if (!preloadSessionFamilies(req.session, &error)) return error;  // its file families, first
-    if (!loadSessionFile(req.session, &state, &error)) return error;
-    if (!applySession(shell.sessionParts(), state, &error))
-      return QObject::tr("session file %1: %2").arg(req.session, error);
-    if (req.sessionView) view = *parseWindowView(QString::fromStdString(state.tab));
-  }
-  // A preset's setup is run as loaded; a session's too; otherwise a short demo run.
-  bool ownTrainingSetup = !req.session.isEmpty();
-  if (!req.preset.isEmpty()) {
-    QString error, note;
-    if (!shell.loadPreset(req.preset, &error, &note)) return error;
-    view = WindowView::Training;
-    ownTrainingSetup = true;
-  }
-  ParameterPanel* panel = window.parameters();
-  if (!req.family.isEmpty() && !panel->setFamily(req.family.toStdString()))
-    return QObject::tr("unknown family '%1'; see `poslab-cli families`").arg(req.family);
-  // Core validates the whole set first, so a spin box never silently clamps a bad value.
-  std::map<std::string, double> values = panel->values();
-  for (const auto& [name, value] : req.sets) {
-    if (!values.count(name.toStdString()))
-      return QObject::tr("family %1 has no parameter '%2'")
-          .arg(QString::fromStdString(panel->familyId()), name);
-    values[name.toStdString()] = value;
-  }
-  const std::string problem = checkEncoding(panel->familyId(), values);
-  if (!problem.empty()) return QString::fromStdString(problem);
-  for (const auto& [name, value] : req.sets) panel->setValue(name.toStdString(), value);
-
-  window.showView(view);
+  shell.sessions()->setKeepsRecentFiles(false);
+  // The command line named these files, and there is no one to answer the notice that loading
+  // runs code; everything else goes as `poslab` applies its command line: the session, preset,
+  // family and values, view, lesson and presentation in that order, each TorchScript module and
+  // trained model read and checked off the UI thread through the window's gate.
+  shell.familyGate()->setAgreed();
+  if (req.presentation) shell.presentation()->setUseFullScreen(false);
+  CommandLineRequest steps;
+  steps.session = req.session;
+  steps.preset = req.preset;
+  steps.family = req.family;
+  steps.sets = req.sets;
+  if (!req.preset.isEmpty())
+    steps.view = WindowView::Training;  // a preset's shot is of its training
+  else if (req.session.isEmpty() || !req.sessionView)
+    steps.view = req.view;  // else the session's own tab
   if (!req.lesson.isEmpty()) {
-    QString error;
     try {
-      const QString file = QString::fromStdString(poslab::lessonFile(req.lesson.toStdString()));
-      if (!shell.lessons()->openFile(file, &error, req.lessonStep)) return error;
+      steps.lesson = QString::fromStdString(poslab::lessonFile(req.lesson.toStdString()));
     } catch (const Error& e) {
       return QString::fromStdString(e.what());
     }
-    view = window.currentView();
-    ownTrainingSetup = true;  // the lesson's, as it set it
-    if (!req.presentation) {
-      // The Lessons dock beside the views, in a window widened by its width.
-      window.resize(req.width + kLessonDockWidth, req.height);
-      window.mainSplitter()->setSizes({kLeftColumnWidth, req.width});
-      window.lessonDock()->show();
-    }
   }
-  if (req.presentation) {
-    shell.presentation()->setUseFullScreen(false);
-    shell.presentation()->enter();
+  steps.lessonStep = req.lessonStep;
+  steps.presentation = req.presentation;
+  CommandLineStart start(shell, steps);
+  bool applied = false;
+  QString problem;
+  QObject::connect(&start, &CommandLineStart::finished, &start, [&](bool ok, const QString& error) {
+    applied = ok;
+    problem = error;
+  });
+  start.continueInWindow();
+  if (!waitUntil([&] { return start.isFinished(); }, req.timeoutMs))
+    return QObject::tr("timed out after %1 s loading what the command line names")
+        .arg(req.timeoutMs / 1000);
+  if (!applied) return problem;
+  const WindowView view = window.currentView();
+  // A preset's setup is run as loaded; a session's and a lesson's too; otherwise a short demo run.
+  const bool ownTrainingSetup =
+      !req.session.isEmpty() || !req.preset.isEmpty() || !req.lesson.isEmpty();
+  if (!req.lesson.isEmpty() && !req.presentation) {
+    // The Lessons dock beside the views, in a window widened by its width.
+    window.resize(req.width + kLessonDockWidth, req.height);
+    window.mainSplitter()->setSizes({kLeftColumnWidth, req.width});
   }
   window.show();
   bool finished = false;

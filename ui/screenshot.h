@@ -1,6 +1,9 @@
-// Headless screenshots: build the window with a session, a family, parameters and a view, wait
-// until that view's computation has finished (for training: until the run has: a preset's or a
-// session's setup as it is, else a short compare run), grab the window and write a PNG. Used by
+// Headless screenshots: build the window and apply a session, preset, family, parameters, view,
+// lesson and presentation mode as `poslab` applies its command line (command_line_start.h: every
+// TorchScript module and trained model read and checked off the UI thread through the window's
+// gate, whose notice counts as agreed: the command line named the files), wait until the view's
+// computation has finished (for training: until the run has: a preset's, a session's or a
+// lesson's setup as it is, else a short compare run), grab the window and write a PNG. Used by
 // `poslab --screenshot` and its tests.
 #pragma once
 

@@ -48,6 +48,13 @@ class ScriptEncoding : public Encoding {
     b.lags = lags;
     K = K.contiguous();
     b.kernel.assign(K.data_ptr<double>(), K.data_ptr<double>() + K.numel());
+    return b;  // the kernel alone: the module declares no basis functions to show beside it
+  }
+
+  // The probe fits a learned kernel in the span of this family's K(d) (and the constant it adds):
+  // K is its one basis function there, named "K" (a key outside basisLabel's grammar).
+  LagBasis probeBasis(const std::vector<double>& lags, double /*omega*/) const override {
+    LagBasis b = basis(lags);
     b.add("K", b.kernel);
     return b;
   }

@@ -9,9 +9,11 @@
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QDir>
+#include <QImage>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include <algorithm>
@@ -26,6 +28,7 @@
 #include "main_window.h"
 #include "menus/file_menu.h"
 #include "panel_actions.h"
+#include "screenshot.h"
 #include "session/family_file_gate.h"
 #include "session/session_io.h"
 #include "test_files.h"
@@ -311,6 +314,39 @@ class TestCommandLineGate : public QObject {
     QVERIFY2(line.contains("run1-alibi.pt") && !line.contains('\n'), qPrintable(line));
     QCOMPARE(other->window().trainingPanel()->runCount(), 0);
     for (QMessageBox* box : other->window().findChildren<QMessageBox*>()) box->close();
+  }
+
+  // `poslab --screenshot --family file:PATH.pt --set gamma=...` goes the command line's way: the
+  // module loads through the gate, off the UI thread, so an event posted before the call is
+  // handled before the family arrives (a load on the UI thread, as the screenshot did, would add
+  // it first); then the shot shows the family with the value set. POSLAB_ENCODING_SHOTS keeps it.
+  void screenshotLoadsItsModuleOffTheUiThread() {
+    const QString path = freshCopy("damped.pt", "shot_family.pt");
+    QVERIFY(!path.isEmpty());
+    const QString id = "file:" + path;
+    QStringList order;
+    const QMetaObject::Connection added =
+        connect(&loadedFamilies(), &LoadedFamilies::familyAdded, this, [&](const QString& f) {
+          if (f == id) order << "family added";
+        });
+    QTimer::singleShot(0, this, [&] { order << "event handled"; });
+    ScreenshotRequest req;
+    const QString shots = qEnvironmentVariable("POSLAB_ENCODING_SHOTS", dir_.path());
+    req.file = QDir(shots).filePath("screenshot-file-family.png");
+    req.view = WindowView::Kernel;
+    req.family = id;
+    req.sets = {{"gamma", 0.05}};
+    QCOMPARE(takeScreenshot(req), QString());
+    disconnect(added);
+    QCOMPARE(order, (QStringList{"event handled", "family added"}));
+    QVERIFY(!QImage(req.file).isNull());
+
+    // A value the family refuses: one line, exit 2 in `poslab`, no file.
+    req.file = dir_.filePath("refused.png");
+    req.sets = {{"gamma", 99}};
+    const QString refused = takeScreenshot(req);
+    QVERIFY2(refused.contains("gamma") && !refused.contains('\n'), qPrintable(refused));
+    QVERIFY(!QFile::exists(req.file));
   }
 };
 

@@ -26,6 +26,7 @@
 #include <qcustomplot.h>
 
 #include "app_shell.h"
+#include "bridge/loaded_families.h"
 #include "explorer/explorer_controller.h"
 #include "explorer/kernel_view.h"
 #include "explorer/parameter_panel.h"
@@ -35,6 +36,7 @@
 #include "lessons/lesson_step_state.h"
 #include "main_window.h"
 #include "presentation/presentation_mode.h"
+#include "session/family_file_gate.h"
 #include "session/session_state.h"
 #include "test_files.h"
 #include "training/training_panel.h"
@@ -183,6 +185,50 @@ class TestLessons : public QObject {
     QVERIFY(!shell.lessons()->openFile(file, &error));
     QVERIFY2(error.contains("step 1") && error.contains("training.config.task"), qPrintable(error));
     QCOMPARE(sessionToJson(captureSession(shell.sessionParts())).dump(), before.dump());
+  }
+
+  // A lesson holds no trained models (docs/LESSONS.md). One whose step names a trained model (as
+  // the fallback for a missing module file) is refused on open for that, naming the step and the
+  // field, before any module or checkpoint is read: it used to load the step's module first and,
+  // the file missing, read the trained model's checkpoint, on the calling (UI) thread.
+  void lessonNamingTrainedModelsIsRefusedBeforeAnythingIsRead() {
+    QTemporaryDir dir;
+    AppShell shell;
+    MainWindow& w = shell.window();
+    const json before = sessionToJson(captureSession(shell.sessionParts()));
+    const std::vector<std::string> loaded = loadedFamilies().ids();
+    const QString family = "file:" + dir.filePath("gone.pt");  // no such file
+    writeText(dir.filePath("model.pt"), "not a checkpoint");
+    const QString file = dir.filePath("models.json");
+    writeText(file, QString(R"({"format": "poslab-lesson-1", "title": "Mine", "steps": [
+      {"title": "a", "text": "x", "action": "y", "state": {"explorer": {"family": "rope"}}},
+      {"title": "b", "text": "x", "action": "y", "state": {
+        "explorer": {"family": "%1"},
+        "family_files": [{"family": "%1", "hash": "0000000000000000"}],
+        "trained_models": [{"family": "%1", "file": "%2", "step": 3}]}}]})")
+                        .arg(family, dir.filePath("model.pt"))
+                        .toUtf8());
+    QString error;
+    QVERIFY(!shell.lessons()->openFile(file, &error));
+    QVERIFY2(error.contains("step 2") && error.contains("trained_models") &&
+                 !error.contains("gone.pt") && !error.contains("model.pt"),
+             qPrintable(error));
+    QVERIFY(!shell.lessons()->isOpen());
+    QCOMPARE(loadedFamilies().ids(), loaded);
+    QCOMPARE(sessionToJson(captureSession(shell.sessionParts())).dump(), before.dump());
+
+    // Through the window's gate (File > Open Lesson, --lesson): refused at once, no notice that
+    // loading runs code, nothing loading.
+    bool answered = false;
+    shell.lessons()->openFileInBackground(file, 0, [&](bool ok, const QString& line) {
+      answered = true;
+      QVERIFY(!ok);
+      QVERIFY2(line.contains("trained_models"), qPrintable(line));
+    });
+    QVERIFY(answered);
+    QVERIFY(!w.findChild<QMessageBox*>("encodingCodeNotice"));
+    QVERIFY(!shell.familyGate()->busy());
+    for (QMessageBox* box : w.findChildren<QMessageBox*>("lessonError")) box->close();
   }
 
   void presentationModeScalesAndRestoresExactly() {

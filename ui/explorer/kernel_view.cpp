@@ -228,7 +228,10 @@ void KernelView::showResult(const ExplorerResult& result) {
   status_->setText(notes.join('\n'));
   status_->setVisible(!notes.isEmpty());
   setLogAxis(plot_->xAxis, logLag_->isChecked());
-  plot_->yAxis->setLabel(ownAxis ? tr("kernel K(d)") : tr("basis function / kernel K(d)"));
+  // A family with a kernel and no basis functions (one loaded from a file) plots the kernel only.
+  const bool kernelOnly = b.columns.empty() && !b.kernel.empty();
+  plot_->yAxis->setLabel(ownAxis || kernelOnly ? tr("kernel K(d)")
+                                               : tr("basis function / kernel K(d)"));
   plot_->yAxis2->setVisible(ownAxis);
   plot_->yAxis2->setLabel(ownAxis ? tr("basis function") : QString());
   plot_->rescaleAxes();

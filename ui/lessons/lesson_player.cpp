@@ -53,6 +53,9 @@ void LessonPlayer::openFileInBackground(const QString& path, int step, Outcome d
     return fail(QString::fromUtf8(e.what()));
   }
   const QString source = QString::fromStdString(poslab::lessonSource(path.toStdString()));
+  // Refused before any module loads (a lesson naming trained models: before any is read).
+  if (const QString problem = lessonStatesProblem(lesson, source); !problem.isEmpty())
+    return fail(problem);
   auto openNow = [this, lesson, source, path, step, fail, done] {
     QString error;
     if (!open(lesson, source, &error, step, path)) return fail(error);
@@ -80,6 +83,11 @@ bool LessonPlayer::open(const poslab::Lesson& lesson, const QString& source, QSt
                  .arg(source)
                  .arg(lesson.steps.size())
                  .arg(step + 1);
+    return false;
+  }
+  // What core checks without a window, before anything is loaded or read.
+  if (const QString problem = lessonStatesProblem(lesson, source); !problem.isEmpty()) {
+    *error = problem;
     return false;
   }
   // The modules its steps name, before any step is checked (openFileInBackground loaded them off

@@ -52,9 +52,23 @@ std::vector<FamilyFileNeed> lessonFamilyNeeds(const poslab::Lesson& lesson) {
         continue;
       need.field = "steps[" + std::to_string(k) + "].state" +
                    (need.field.empty() ? std::string() : "." + need.field);
+      need.checkpoint.clear();  // a lesson's "trained_models" is refused, never read
       out.push_back(need);
     }
   return out;
+}
+
+QString lessonStatesProblem(const poslab::Lesson& lesson, const QString& source) {
+  for (size_t k = 0; k < lesson.steps.size(); ++k) {
+    try {
+      checkWindowState(lessonStateUpTo(lesson, k), "");
+    } catch (const std::exception& e) {
+      return QObject::tr("%1, state: %2")
+          .arg(QString::fromStdString(poslab::lessonStepSource(source.toStdString(), k)),
+               QString::fromUtf8(e.what()));
+    }
+  }
+  return {};
 }
 
 int lessonTrainingStep(const poslab::Lesson& lesson, size_t index) {

@@ -35,7 +35,15 @@ int lessonTrainingStep(const poslab::Lesson& lesson, size_t index);
 // The TorchScript modules the lesson's steps name (familyFileNeeds of each step's state; fields
 // named "steps[K].state.explorer.family", K from 0), once each, the first step's first. The player
 // loads them all, through the window's gate, before it checks and shows any step. Runs no module.
+// None falls back on a trained model's module: a lesson holds no trained models.
 std::vector<FamilyFileNeed> lessonFamilyNeeds(const poslab::Lesson& lesson);
+
+// Empty when the state of every step (merged up to it) passes core's check without a window
+// (checkWindowState: the fields and their types, built-in families' ranges, the views' choices,
+// and no trained models: a lesson holds none), else the first problem as checkLessonStep words
+// it. Loads no module and reads no file, so the player asks it before it loads the modules the
+// steps name: a lesson that names trained models is refused before any of them is read.
+QString lessonStatesProblem(const poslab::Lesson& lesson, const QString& source);
 
 // Empty when step `index` can be shown in `window`, else the problem:
 // "STEPSOURCE, state: field 'explorer.values.gamma' = 7 is outside [0, 1] ...".

@@ -363,6 +363,7 @@ QStringList SessionController::pruneRecentFiles() {
 }
 
 void SessionController::addRecent(const QString& path) {
+  if (!keepsRecent_) return;
   const QString abs = QFileInfo(path).absoluteFilePath();
   QStringList list = recentFiles();
   list.removeAll(abs);

@@ -81,6 +81,9 @@ class SessionController : public QObject {
   // applyStateString once its modules have loaded through the gate, as openInBackground.
   void applyStateStringInBackground(const QString& text);
 
+  // Whether opening or saving a session adds it to Open Recent (QSettings); a screenshot's
+  // session does not (screenshot.h).
+  void setKeepsRecentFiles(bool keep) { keepsRecent_ = keep; }
   // Recent files, newest first, as stored (prune: drop the missing ones, say so, return them).
   QStringList recentFiles() const;
   QStringList pruneRecentFiles();
@@ -123,6 +126,7 @@ class SessionController : public QObject {
   QString lastError_;
   FamilyFileGate* gate_ = nullptr;
   bool opening_ = false;  // openInBackground in flight
+  bool keepsRecent_ = true;
 };
 
 }  // namespace poslab::ui

@@ -29,13 +29,23 @@ void EncodingLoader::request() {
 }
 
 void EncodingLoader::chooseFile() {
-  QSettings settings;
-  const QString path =
-      QFileDialog::getOpenFileName(window_, tr("Load Encoding"), settings.value(kDirKey).toString(),
-                                   tr("TorchScript encodings (*.pt);;All files (*)"));
-  if (path.isEmpty()) return;
-  settings.setValue(kDirKey, QFileInfo(path).absolutePath());
-  load(path);
+  // Opened, not exec'd: the window (and a training run) goes on while the dialog shows. It starts
+  // in the folder of the last file loaded, while that folder exists (a folder that is gone left
+  // the dialog's list with a stale selection that Open took for the choice).
+  QString folder = QSettings().value(kDirKey).toString();
+  if (!QFileInfo(folder).isDir()) folder.clear();
+  auto* dialog = new QFileDialog(window_, tr("Load Encoding"), folder,
+                                 tr("TorchScript encodings (*.pt);;All files (*)"));
+  dialog->setObjectName(QStringLiteral("loadEncodingDialog"));
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  dialog->setAcceptMode(QFileDialog::AcceptOpen);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
+    if (path.isEmpty()) return;
+    QSettings().setValue(kDirKey, QFileInfo(path).absolutePath());
+    load(path);
+  });
+  dialog->open();
 }
 
 void EncodingLoader::load(const QString& path) {

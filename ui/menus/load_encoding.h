@@ -25,7 +25,10 @@ class EncodingLoader : public QObject {
                  QObject* parent = nullptr);
 
   // The menu's command: the notice that loading runs code (first time only; object name
-  // "encodingCodeNotice", opened without blocking), then the file dialog, then load().
+  // "encodingCodeNotice", opened without blocking), then the file dialog (a QFileDialog, object
+  // name "loadEncodingDialog", opened without blocking; Qt's own widget dialog where the platform
+  // has no native one or Qt::AA_DontUseNativeDialogs is set), then load() of the chosen file.
+  // Cancelling either changes nothing.
   void request();
   // Loads `path` without a dialog (a test, or after request()): finished() tells the outcome.
   void load(const QString& path);

@@ -78,6 +78,7 @@ void FamilyFileGate::loadOffThread(const std::vector<FamilyFileNeed>& needs, con
     if (!alive) return;
     FamilyFileGate& gate = *alive;
     gate.busy_ = false;
+    showStatus(gate.window_, {});  // the "Loading…" line has ended; what follows says the outcome
     if (!result.error.isEmpty()) {
       const QString line = tr("%1: %2").arg(source, result.error);
       failed(line);
