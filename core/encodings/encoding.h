@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,9 @@ struct FamilyInfo {
   // Set by a family that takes the Phase C sector switches (pj-bias); every other family ignores
   // them (checkTrainable does not look at them for it).
   std::optional<SectorParams> sectorParams = std::nullopt;
+  // A learned value (TrainableForm::snapshot's name) that shows a parameter of another name in the
+  // explorer (train/learned_values.h): {"gate_FJ", "g_fj"}; every other one shows its own name.
+  std::map<std::string, std::string> learnedShows = {};
 };
 
 // Per-position transforms of q and k whose plain dot product is the score s(i,j).
