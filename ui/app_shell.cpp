@@ -54,6 +54,9 @@ AppShell::AppShell() : window_(std::make_unique<MainWindow>()) {
   lessons_ = new LessonPlayer(lessonTargets, w, w);
   lessonPanel_ = new LessonPanel(lessons_, w->lessonDock());
   w->lessonDock()->setWidget(lessonPanel_);
+  help_ = std::make_unique<HelpWindow>(w);
+  QObject::connect(lessonPanel_, &LessonPanel::helpRequested, w,
+                   [this] { help_->showNote(QStringLiteral("lessons")); });
 
   QStringList titles;
   for (int i = 0; i < kWindowViewCount; ++i) titles << w->tabs()->tabText(i);
@@ -202,7 +205,7 @@ void AppShell::wireMenus() {
   training->explorerLink()->button()->setDefaultAction(m.showInExplorer);
 
   on(m.shortcuts, commands_, [this] { commands_->showShortcutsDialog(); });
-  on(m.whatAmILookingAt, w, [w] { showViewHelp(w, w->currentView()); });
+  on(m.whatAmILookingAt, w, [this, w] { help_->showView(w->currentView()); });
 
   on(m.lessonNext, lessons_, &LessonPlayer::next);
   on(m.lessonBack, lessons_, &LessonPlayer::back);

@@ -33,6 +33,7 @@ class TrainingPanel;
 class WindowCommands;
 class EncodingLoader;
 class FamilyFileGate;
+class HelpWindow;
 
 class AppShell {
  public:
@@ -52,6 +53,8 @@ class AppShell {
   // Every load of a TorchScript module the window's commands make goes through it.
   FamilyFileGate* familyGate() const { return familyGate_; }
   ParameterUndo* undo() const { return undo_; }
+  // Help > What am I looking at? and the Lessons panel's "?" share its one window.
+  HelpWindow& help() const { return *help_; }
   QUndoStack* undoStack() const;
   const MenuActions& actions() const { return actions_; }
   // What sessions (and lesson steps) capture and set.
@@ -91,6 +94,7 @@ class AppShell {
   WindowCommands* commands_ = nullptr;
   EncodingLoader* encodings_ = nullptr;  // File > Load Encoding...
   FamilyFileGate* familyGate_ = nullptr;
+  std::unique_ptr<HelpWindow> help_;  // its dialog is the window's child
   MenuActions actions_;
 };
 

@@ -7,8 +7,11 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +21,28 @@
 
 namespace poslab {
 
+// The family's parameters that the PJ reference's Phase C switches set (ModelConfig's
+// pj_sectors, pj_gate_init and pj_order_init; docs/MATH.md 2.3.1): train/pj_sector_init.h writes
+// them by these names, so core/train names no family.
+struct SectorParams {
+  std::array<std::string, 3> gates;  // the FJ, affine and LC gates: {"g_fj", "g_aff", "g_lc"}
+  std::string order;                 // the highest jet order R, 0 for the GRAPE-M controls: "order"
+  std::string orderPeak;             // the order the initial order weights favour: "alpha_peak"
+  std::string noSectorFamily;        // the family a run with sector set "none" becomes: "nope"
+};
+
 struct FamilyInfo {
   std::string id;       // "jordan-exact"
   std::string title;    // "Jordan-RoPE (exact)"
   std::string formula;  // the score or bias, Unicode, for the formula panel and `families`
   std::string summary;  // one paragraph: what the family does and why
   std::vector<ParamSpec> params;
+  // Set by a family that takes the Phase C sector switches (pj-bias); every other family ignores
+  // them (checkTrainable does not look at them for it).
+  std::optional<SectorParams> sectorParams = std::nullopt;
+  // A learned value (TrainableForm::snapshot's name) that shows a parameter of another name in the
+  // explorer (train/learned_values.h): {"gate_FJ", "g_fj"}; every other one shows its own name.
+  std::map<std::string, std::string> learnedShows = {};
 };
 
 // Per-position transforms of q and k whose plain dot product is the score s(i,j).

@@ -149,7 +149,12 @@ const FamilyInfo& PjBiasInfo() {
        }(),
        {"pin_omega", 0, 0, 1, true,
         "1: every head at omega; 0: omega_h = 2 pi linspace(1, 17, H)_h / L"},
-       common::headDim()}};
+       common::headDim()},
+      // The reference's make_pj_bias: its --sectors and inits set these; no sector at all is
+      // plain causal attention, family nope.
+      SectorParams{{"g_fj", "g_aff", "g_lc"}, "order", "alpha_peak", NopeInfo().id},
+      // The learned gates after their softmax are normalised as the explorer's are.
+      {{"gate_FJ", "g_fj"}, {"gate_affine", "g_aff"}, {"gate_LC", "g_lc"}}};
   return info;
 }
 

@@ -182,7 +182,10 @@ const FamilyInfo& PopeInfo() {
       "is gone by construction, which is what lets it solve indirect indexing.",
       {common::base(),
        {"delta", 0, -2 * M_PI, 0, false, "phase bias delta_c (learnable per head and component)"},
-       common::headDim()}};
+       common::headDim()},
+      /*sectorParams=*/std::nullopt,
+      // The explorer has one phase bias for every component: the learned mean over them.
+      /*learnedShows=*/{{"delta_mean", "delta"}}};
   return info;
 }
 

@@ -28,13 +28,10 @@ PositionParameters headOfParameters(const PositionParameters& learned, long long
   return out;
 }
 
-std::string explorerParamOfLearned(const std::string& learnedName) {
-  // The snapshot's names for what a parameter of the same meaning holds (pj_bias_trainable.cpp,
-  // pope.cpp): PJ-bias's normalised gates, PoPE's phase bias averaged over its components.
-  static const std::map<std::string, std::string> renamed = {
-      {"gate_FJ", "g_fj"}, {"gate_affine", "g_aff"}, {"gate_LC", "g_lc"}, {"delta_mean", "delta"}};
-  const auto it = renamed.find(learnedName);
-  return it == renamed.end() ? learnedName : it->second;
+std::string explorerParamOfLearned(const std::string& family, const std::string& learnedName) {
+  const std::map<std::string, std::string>& shows = familyInfo(family).learnedShows;
+  const auto it = shows.find(learnedName);
+  return it == shows.end() ? learnedName : it->second;
 }
 
 std::map<std::string, double> familyValuesFromLearned(const std::string& family,
@@ -44,7 +41,7 @@ std::map<std::string, double> familyValuesFromLearned(const std::string& family,
                                                       std::vector<std::string>* unmatched) {
   const FamilyInfo& info = familyInfo(family);  // throws for an unknown id
   PositionParameters byParam;  // the learned values under the names of the parameters they show
-  for (const auto& [name, v] : learned) byParam[explorerParamOfLearned(name)] = v;
+  for (const auto& [name, v] : learned) byParam[explorerParamOfLearned(family, name)] = v;
   std::map<std::string, double> values;
   for (const ParamSpec& p : info.params) {
     const auto s = start.find(p.name);
@@ -63,7 +60,7 @@ std::map<std::string, double> familyValuesFromLearned(const std::string& family,
   }
   if (unmatched)
     for (const auto& [name, unused] : learned)
-      if (!values.count(explorerParamOfLearned(name))) unmatched->push_back(name);
+      if (!values.count(explorerParamOfLearned(family, name))) unmatched->push_back(name);
   return values;
 }
 

@@ -19,11 +19,13 @@ namespace poslab {
 PositionParameters headOfParameters(const PositionParameters& learned, long long heads,
                                     long long head);
 
-// The family parameter a learned value shows in the explorer: gate_FJ, gate_affine and gate_LC
-// (PJ-bias's gates after their softmax) are g_fj, g_aff and g_lc, whose explorer values are
-// normalised to sum 1 in the same way; delta_mean (PoPE's delta averaged over its components) is
-// delta, the explorer's one phase bias for every component; every other name is itself.
-std::string explorerParamOfLearned(const std::string& learnedName);
+// The parameter of `family` a learned value shows in the explorer, as the family declares it
+// (FamilyInfo::learnedShows): PJ-bias's gate_FJ, gate_affine and gate_LC (its gates after their
+// softmax) are g_fj, g_aff and g_lc, whose explorer values are normalised to sum 1 in the same
+// way; PoPE's delta_mean (delta averaged over its components) is delta, the explorer's one phase
+// bias for every component; every other name is itself. Throws InvalidArgument for an unknown
+// family.
+std::string explorerParamOfLearned(const std::string& family, const std::string& learnedName);
 
 // The values of `family`'s parameters (its FamilyInfo::params, every one) that show a run that
 // started from `start` (its family parameters; a missing one takes the family's default) and

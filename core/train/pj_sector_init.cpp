@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "encodings/pj_sector_sets.h"
+#include "encodings/registry.h"
 #include "tasks/sector_teacher.h"
 #include "tasks/task_info.h"
 #include "util/error.h"
@@ -11,8 +12,6 @@
 namespace poslab {
 
 namespace {
-
-constexpr std::array<const char*, 3> kGateParams = {"g_fj", "g_aff", "g_lc"};
 
 void requireTeacherTask(const TrainConfig& c, const char* field) {
   const TaskInfo* task = findTaskInfo(c.task.id);
@@ -32,9 +31,11 @@ bool attentionTeacher(const TaskConfig& task) {
 
 void resolvePjSectorChoices(TrainConfig& c) {
   ModelConfig& m = c.model;
-  if (m.family != "pj-bias") return;  // the fields are pj-bias's; other families ignore them
+  const std::optional<SectorParams>& takes = familyInfo(m.family).sectorParams;
+  if (!takes) return;  // the family ignores the switches
+  const SectorParams& names = *takes;
   if (m.pjSectors == "none") {
-    m.family = "nope";
+    m.family = names.noSectorFamily;
     m.familyParams.clear();
     m.pinned.clear();
     m.pjSectors.clear();
@@ -45,10 +46,10 @@ void resolvePjSectorChoices(TrainConfig& c) {
   if (!m.pjSectors.empty()) {
     const PjSectorSet set = pjSectorSet(m.pjSectors);
     enabled = {set.fj, set.affine, set.lc};
-    if (set.orderZero) m.familyParams["order"] = 0;
+    if (set.orderZero) m.familyParams[names.order] = 0;
   } else {
     for (size_t s = 0; s < 3; ++s) {
-      auto it = m.familyParams.find(kGateParams[s]);
+      auto it = m.familyParams.find(names.gates[s]);
       enabled[s] = it == m.familyParams.end() || it->second > 0;  // the default is 1/3
     }
   }
@@ -64,11 +65,11 @@ void resolvePjSectorChoices(TrainConfig& c) {
     double z = 0;
     for (size_t s = 0; s < 3; ++s) z += enabled[s] ? std::exp(logits[s]) : 0;
     for (size_t s = 0; s < 3; ++s)
-      m.familyParams[kGateParams[s]] = enabled[s] ? std::exp(logits[s]) / z : 0;
+      m.familyParams[names.gates[s]] = enabled[s] ? std::exp(logits[s]) / z : 0;
   }
   if (m.pjOrderInit == "auto") {
     requireTeacherTask(c, "pj_order_init");
-    m.familyParams["alpha_peak"] = static_cast<double>(preferredOrderOfTeacher(c.task.kernel));
+    m.familyParams[names.orderPeak] = static_cast<double>(preferredOrderOfTeacher(c.task.kernel));
   }
 }
 

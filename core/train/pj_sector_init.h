@@ -1,15 +1,16 @@
 // The PJ reference's Phase C model switches turned into a run's model (docs/MATH.md 2.3.1):
-// model.pj_sectors, pj_gate_init and pj_order_init become family pj-bias's gates (g_fj, g_aff,
-// g_lc), its order (0 for the GRAPE-M controls) and alpha_peak; the sector set "none" becomes
-// family nope. Plain data, no torch.
+// model.pj_sectors, pj_gate_init and pj_order_init become the parameters that the family declares
+// for them (FamilyInfo::sectorParams, encodings/encoding.h; pj-bias: its gates g_fj, g_aff, g_lc,
+// its order, 0 for the GRAPE-M controls, and alpha_peak); the sector set "none" becomes the family
+// it names (nope). Plain data, no torch.
 #pragma once
 
 #include "train/train_config.h"
 
 namespace poslab {
 
-// Rewrites config.model from those fields, as the reference's make_pj_bias does (families other
-// than pj-bias are left as they are):
+// Rewrites config.model from those fields, as the reference's make_pj_bias does (a family without
+// sectorParams is left as it is; config.model.family must be known):
 //   gates   uniform over the set's sectors (the reference's zero logits), or under gate init "auto"
 //           softmax of logits +2 on the teacher's preferred sector and -2 on the others of the set
 //           (unchanged when that sector is not in the set);

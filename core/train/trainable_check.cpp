@@ -171,7 +171,11 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
   const JsonPath config = at.key("config");
   spec.base.validate(config);
   checkDevice(spec.base.run, config.key("run").key("device"));
-  // Variants (at least the base task), then each family: the seeds change nothing checked here.
+  // The family ids first (the PJ sector checks ask each family), then the variants (at least the
+  // base task), then each family's parameters: the seeds change nothing checked here.
+  if (spec.families.empty()) at.key("families").fail("is empty", "list at least one family id");
+  for (size_t i = 0; i < spec.families.size(); ++i)
+    atField(at.key("families").index(i), [&] { familyInfo(spec.families[i]); });
   std::vector<std::map<std::string, std::string>> variants = spec.variants;
   if (variants.empty()) variants.push_back({});
   for (size_t v = 0; v < variants.size(); ++v) {
@@ -186,7 +190,8 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
     const bool pjChoices = !cfg.model.pjSectors.empty() || cfg.model.pjGateInit != "uniform" ||
                            cfg.model.pjOrderInit != "uniform";
     for (const std::string& family : spec.families) {
-      if (!pjChoices || family != "pj-bias") continue;  // the family checks below name the field
+      // Known (checked above); a family without sectorParams ignores the switches.
+      if (!pjChoices || !familyInfo(family).sectorParams) continue;
       TrainConfig c = cfg;
       c.model.family = family;
       if (auto fp = spec.familyParams.find(family); fp != spec.familyParams.end())
@@ -198,10 +203,8 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
       });
     }
   }
-  if (spec.families.empty()) at.key("families").fail("is empty", "list at least one family id");
   for (size_t i = 0; i < spec.families.size(); ++i) {
     const std::string& family = spec.families[i];
-    atField(at.key("families").index(i), [&] { familyInfo(family); });
     TrainConfig cfg = spec.base;
     cfg.model.family = family;
     auto fp = spec.familyParams.find(family);

@@ -112,7 +112,7 @@ std::pair<torch::Tensor, double> Trainer::State::lossAndAccuracy(const torch::Te
 
 void Trainer::State::build() {
   cfg.validate();
-  resolvePjSectorChoices(cfg);             // model.pj_* into pj-bias's parameters (or family nope)
+  resolvePjSectorChoices(cfg);             // model.pj_* into the family's sectorParams (pj-bias)
   cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
   task = makeTask(cfg.task);
   evalTask = makeEvaluationTask(cfg.task);

@@ -57,7 +57,8 @@ TEST(LearnedValues, GatesAndPhaseBiasShowTheirExplorerParameters) {
   const PositionParameters pope{{"delta_mean", {-1.0, -3.0}}};  // heads 0 and 1
   EXPECT_EQ(familyValuesFromLearned("pope", {}, pope).at("delta"), -2.0);
   EXPECT_EQ(familyValuesFromLearned("pope", {}, headOfParameters(pope, 2, 1)).at("delta"), -3.0);
-  EXPECT_EQ(explorerParamOfLearned("gamma"), "gamma");
+  EXPECT_EQ(explorerParamOfLearned("jordan-stabilized", "gamma"), "gamma");
+  EXPECT_EQ(explorerParamOfLearned("rope", "gate_FJ"), "gate_FJ");  // pj-bias's declaration only
 }
 
 // A model built from γ = 0.02 reports γ = 0.02 in every head and block (softplus's inverse in

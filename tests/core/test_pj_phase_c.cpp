@@ -12,6 +12,7 @@
 
 #include "encodings/pj_bias.h"
 #include "encodings/pj_sector_sets.h"
+#include "encodings/registry.h"
 #include "io/json_fields.h"
 #include "model/transformer.h"
 #include "tasks/sector_teacher.h"
@@ -19,6 +20,7 @@
 #include "train/experiment_plan.h"
 #include "train/experiment_spec.h"
 #include "train/pj_sector_init.h"
+#include "train/trainable_check.h"
 #include "train/trainer.h"
 #include "util/error.h"
 
@@ -301,6 +303,46 @@ TEST(PjPhaseC, VariantsSetTheSectorsAndTaskOptions) {
   EXPECT_NE(errorOfPhaseC([&] {
               readExperiment(k, JsonPath{"t.json", ""});
             }).find("config.task.length_sampling"),
+            std::string::npos);
+}
+
+// Issue 31: core/train names no family; the switches go to the parameters a family declares
+// (FamilyInfo::sectorParams), and only such a family takes them.
+TEST(PjPhaseC, OnlyAFamilyThatDeclaresSectorParamsTakesTheSwitches) {
+  std::vector<std::string> takers;
+  for (const FamilyInfo* f : allFamilies()) {
+    if (!f->sectorParams) continue;
+    takers.push_back(f->id);
+    std::set<std::string> names;
+    for (const ParamSpec& p : f->params) names.insert(p.name);
+    const SectorParams& declared = *f->sectorParams;
+    for (const std::string& gate : declared.gates) EXPECT_TRUE(names.count(gate)) << gate;
+    EXPECT_TRUE(names.count(declared.order)) << f->id;
+    EXPECT_TRUE(names.count(declared.orderPeak)) << f->id;
+    // "none" gives a family that ignores the switches, so resolving twice changes nothing.
+    EXPECT_FALSE(familyInfo(declared.noSectorFamily).sectorParams) << f->id;
+  }
+  EXPECT_EQ(takers, std::vector<std::string>{"pj-bias"});  // the reference's make_pj_bias
+
+  TrainConfig c = teacherRun("first_jet", "none", "auto", "auto");
+  c.model.family = "pj-rotary";  // PJ too, but not the bias regime: left as it is
+  resolvePjSectorChoices(c);
+  EXPECT_EQ(c.model.family, "pj-rotary");
+  EXPECT_TRUE(c.model.familyParams.empty());
+  EXPECT_EQ(c.model.pjSectors, "none");
+
+  // checkTrainable asks the same declaration: "auto" without a teacher task is refused only
+  // when a family that takes it is in the list.
+  ExperimentSpec spec;
+  spec.base = teacherRun("first_jet", "full", "auto");
+  spec.base.task.id = "kernel-lm";
+  spec.base.task.kernel = "mixed_raw";
+  spec.families = {"rope", "pj-rotary"};
+  EXPECT_EQ(errorOfPhaseC([&] { checkTrainable(spec, JsonPath{"t.json", ""}); }), "");
+  spec.families = {"rope", "pj-bias"};
+  EXPECT_NE(errorOfPhaseC([&] {
+              checkTrainable(spec, JsonPath{"t.json", ""});
+            }).find("pj_gate_init"),
             std::string::npos);
 }
 

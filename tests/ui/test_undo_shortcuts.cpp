@@ -5,14 +5,20 @@
 #include <qcustomplot.h>
 #include <QAction>
 #include <QApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QPointer>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -25,6 +31,7 @@
 #include "explorer/parameter_panel.h"
 #include "explorer_settle.h"
 #include "help/view_help.h"
+#include "lessons/lesson_panel.h"
 #include "main_window.h"
 #include "menus/menu_bar.h"
 #include "training/training_panel.h"
@@ -268,14 +275,63 @@ class TestUndoShortcuts : public QObject {
     }
     window_->showView(WindowView::Norms);
     acts().whatAmILookingAt->trigger();
-    auto* text = window_->findChild<QTextBrowser*>("viewHelpText");
+    QTextBrowser* text = shell_->help().text();
     QVERIFY(text);
     QVERIFY(text->isVisible());
     QVERIFY(text->toPlainText().contains("Feature norms"));
     window_->showView(WindowView::Probe);
     acts().whatAmILookingAt->trigger();
-    QCOMPARE(window_->findChildren<QTextBrowser*>("viewHelpText").size(), 1);  // one window, reused
+    QCOMPARE(shell_->help().text(), text);  // one window, reused
     QVERIFY(text->toPlainText().contains("Kernel probe"));
+  }
+
+  // The help window is held by the shell (a QPointer), not found by its object name: asking twice
+  // (the menu, then the Lessons panel's "?") shows one dialog; closed, it comes back; deleted,
+  // the next ask builds a new one.
+  void helpWindowIsOneDialogThatReopens() {
+    HelpWindow& help = shell_->help();
+    QVERIFY(!help.dialog());  // built on first use
+    const auto helpDialogs = [this] {
+      int n = 0;
+      for (QDialog* d : window_->findChildren<QDialog*>())
+        n += d->findChildren<QTextBrowser*>().size() == 1 &&
+             d->windowTitle() == QStringLiteral("What am I looking at?");
+      return n;
+    };
+    window_->showView(WindowView::Attention);
+    acts().whatAmILookingAt->trigger();
+    QPointer<QDialog> first = help.dialog();
+    QVERIFY(first && first->isVisible());
+    QVERIFY(help.text()->toPlainText().contains("Attention map"));
+    shell_->lessonPanel()->helpButton()->click();
+    QCOMPARE(help.dialog(), first.data());
+    QCOMPARE(helpDialogs(), 1);
+    QVERIFY(help.text()->toPlainText().contains("Lessons and presentation mode"));
+
+    first->close();  // the title bar's close: hidden, kept
+    QVERIFY(!first->isVisible());
+    window_->showView(WindowView::Kernel);
+    acts().whatAmILookingAt->trigger();
+    QCOMPARE(help.dialog(), first.data());
+    QVERIFY(first->isVisible());
+    QVERIFY(help.text()->toPlainText().contains("Kernel & basis"));
+
+    auto* buttons = first->findChild<QDialogButtonBox*>();
+    QVERIFY(buttons);
+    buttons->button(QDialogButtonBox::Close)->click();
+    QVERIFY(!first->isVisible());
+    acts().whatAmILookingAt->trigger();
+    QVERIFY(first->isVisible());
+    QCOMPARE(helpDialogs(), 1);
+    if (const QString dir = qEnvironmentVariable("POSLAB_TRAINING_SHOTS"); !dir.isEmpty())
+      QVERIFY(first->grab().save(QDir(dir).filePath("help_window_reopened.png")));
+
+    delete first.data();  // gone (as when its parent rebuilt it): the pointer knows
+    QVERIFY(!help.dialog());
+    acts().whatAmILookingAt->trigger();
+    QVERIFY(help.dialog() && help.dialog()->isVisible());
+    QVERIFY(help.text()->toPlainText().contains("Kernel & basis"));
+    QCOMPARE(helpDialogs(), 1);
   }
 
   void shortcutsDialogListsEveryMenuShortcut() {

@@ -51,32 +51,37 @@ QString helpNoteMarkdown(const QString& name) {
   return QString::fromUtf8(file.readAll());
 }
 
-void showViewHelp(QWidget* parent, WindowView view) {
-  showHelpNote(parent, resourceName(view));
+HelpWindow::HelpWindow(QWidget* parent) : parent_(parent) {}
+
+QDialog* HelpWindow::dialog() const {
+  return dialog_;
 }
 
-void showHelpNote(QWidget* parent, const QString& name) {
-  // One window, reused: asking again for another tab replaces its text.
-  auto* dialog = parent->findChild<QDialog*>(QStringLiteral("viewHelp"));
-  QTextBrowser* text = nullptr;
-  if (!dialog) {
-    dialog = new QDialog(parent);
-    dialog->setObjectName(QStringLiteral("viewHelp"));
-    dialog->resize(kHelpWidth, kHelpHeight);
-    auto* layout = new QVBoxLayout(dialog);
-    text = new QTextBrowser(dialog);
-    text->setObjectName(QStringLiteral("viewHelpText"));
-    layout->addWidget(text);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::hide);
+QTextBrowser* HelpWindow::text() const {
+  return text_;
+}
+
+void HelpWindow::showView(WindowView view) {
+  showNote(resourceName(view));
+}
+
+void HelpWindow::showNote(const QString& name) {
+  if (!dialog_) {
+    dialog_ = new QDialog(parent_);
+    dialog_->setObjectName(QStringLiteral("viewHelp"));  // test hooks only
+    dialog_->resize(kHelpWidth, kHelpHeight);
+    auto* layout = new QVBoxLayout(dialog_);
+    text_ = new QTextBrowser(dialog_);
+    text_->setObjectName(QStringLiteral("viewHelpText"));
+    layout->addWidget(text_);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog_);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog_, &QDialog::hide);
     layout->addWidget(buttons);
-  } else {
-    text = dialog->findChild<QTextBrowser*>(QStringLiteral("viewHelpText"));
+    dialog_->setWindowTitle(QObject::tr("What am I looking at?"));
   }
-  text->setMarkdown(helpNoteMarkdown(name));
-  dialog->setWindowTitle(QObject::tr("What am I looking at?"));
-  dialog->show();
-  dialog->raise();
+  text_->setMarkdown(helpNoteMarkdown(name));
+  dialog_->show();
+  dialog_->raise();
 }
 
 }  // namespace poslab::ui

@@ -14,7 +14,6 @@
 #include <exception>
 
 #include "error_report.h"
-#include "help/view_help.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_player.h"
 #include "math/prose_markup.h"
@@ -47,11 +46,11 @@ LessonPanel::LessonPanel(LessonPlayer* player, QWidget* parent) : QWidget(parent
     chooser_->addItem(QStringLiteral("%1. %2").arg(files_.size() + 1).arg(title));
     files_ << q(file);
   }
-  auto* help = new QToolButton(this);
-  help->setText(QStringLiteral("?"));
-  help->setToolTip(tr("What are lessons and presentation mode?"));
+  help_ = new QToolButton(this);
+  help_->setText(QStringLiteral("?"));
+  help_->setToolTip(tr("What are lessons and presentation mode?"));
   top->addWidget(chooser_, 1);
-  top->addWidget(help);
+  top->addWidget(help_);
   layout->addLayout(top);
 
   title_ = new QLabel(this);
@@ -92,7 +91,7 @@ LessonPanel::LessonPanel(LessonPlayer* player, QWidget* parent) : QWidget(parent
   setMinimumWidth(kPanelWidth);
 
   connect(chooser_, &QComboBox::activated, this, &LessonPanel::openChosen);
-  connect(help, &QToolButton::clicked, this, [this] { showHelpNote(window(), "lessons"); });
+  connect(help_, &QToolButton::clicked, this, &LessonPanel::helpRequested);
   connect(back_, &QPushButton::clicked, player_, &LessonPlayer::back);
   connect(next_, &QPushButton::clicked, player_, &LessonPlayer::next);
   connect(player_, &LessonPlayer::stepShown, this, &LessonPanel::refresh);

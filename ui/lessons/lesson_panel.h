@@ -12,6 +12,7 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QTextBrowser;
+class QToolButton;
 
 namespace poslab::ui {
 
@@ -29,6 +30,11 @@ class LessonPanel : public QWidget {
   QTextBrowser* textView() const { return text_; }
   QPushButton* nextButton() const { return next_; }
   QPushButton* backButton() const { return back_; }
+  QToolButton* helpButton() const { return help_; }
+
+ Q_SIGNALS:
+  // The panel's "?" button: the shell shows the "lessons" note (help/view_help.h).
+  void helpRequested();
 
  private:
   void refresh();
@@ -43,6 +49,7 @@ class LessonPanel : public QWidget {
   QLabel* action_ = nullptr;
   QPushButton* back_ = nullptr;
   QPushButton* next_ = nullptr;
+  QToolButton* help_ = nullptr;
 };
 
 }  // namespace poslab::ui
