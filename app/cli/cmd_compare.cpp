@@ -116,7 +116,10 @@ void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup
           },
           setup.checkpointDir, jobs,
           [&](size_t index, size_t total, const RunResult& r) { view.runDone(index, total, r); },
-          {setup.outDir, group.get(), setup.checkpointEvery, &stop.requested()});
+          {setup.outDir, group.get(), setup.checkpointEvery, &stop.requested(),
+           [&](size_t index, size_t total, const RunResult& r, const EvaluationProgress& at) {
+             view.evaluation(index, total, r, at);
+           }});
     } catch (const SweepStopped& stopped) {
       view.finish();
       throw StoppedBySignal(stoppedMessage(stopped, stop.signalName(), spec, setup.outDir),

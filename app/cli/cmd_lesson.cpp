@@ -4,7 +4,9 @@
 // (family, values, views, tab) as the GUI checks them when it opens the step
 // (lessons/window_state_check.h), the work of the view each step shows (limits/view_work.h), and
 // every step's training setup as a session's training block
-// is checked (readExperiment, then checkTrainable).
+// is checked (readExperiment, then checkTrainable), and each of its runs as the training tab
+// starts them (one seed) against the tab's work budgets (train/run_limits.h,
+// trainingRunBudgetProblem: the window refuses such a step with the same check).
 #include <filesystem>
 #include <iostream>
 
@@ -13,7 +15,9 @@
 #include "lessons/lesson.h"
 #include "lessons/window_state_check.h"
 #include "limits/view_work.h"
+#include "train/experiment_plan.h"
 #include "train/experiment_spec.h"
+#include "train/run_limits.h"
 #include "train/trainable_check.h"
 #include "util/error.h"
 #include "util/formula_text.h"
@@ -40,7 +44,13 @@ void checkStepStates(const Lesson& lesson, const std::string& source) {
         throw InvalidArgument(lessonStepSource(source, i) + ", state: " + problem);
     if (!state.contains("training")) continue;
     const JsonPath at{lessonStepSource(source, i), "state.training"};
-    checkTrainable(readExperiment(state["training"], at), at);
+    ExperimentSpec training = readExperiment(state["training"], at);
+    checkTrainable(training, at);
+    if (!training.seeds.empty()) training.seeds = {training.seeds.front()};  // the tab's one seed
+    for (const PlannedRun& run : planExperiment(training))
+      if (const std::string problem = trainingRunBudgetProblem(run.config); !problem.empty())
+        throw InvalidArgument(lessonStepSource(source, i) +
+                              ", state: field 'training.config': " + problem);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -20,18 +21,8 @@ ExperimentProgressView::ExperimentProgressView(long long stepsPerRun, int jobs)
       tty_(isatty(fileno(stderr)) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
-void ExperimentProgressView::update(size_t index, size_t total, const RunResult& run,
-                                    const Snapshot& snap) {
-  if (jobs_ <= 1) {
-    if (index != current_) {
-      if (bar_) bar_->finish();
-      current_ = index;
-      bar_ = std::make_unique<ProgressBar>(runLabel(index, total, run), stepsPerRun_);
-    }
-    bar_->update(snap);
-    return;
-  }
-  const auto now = std::chrono::steady_clock::now();
+ExperimentProgressView::Active& ExperimentProgressView::activeRun(size_t index, size_t total,
+                                                                  const RunResult& run) {
   auto it = active_.find(index);
   if (it == active_.end()) {
     Active a;
@@ -40,18 +31,92 @@ void ExperimentProgressView::update(size_t index, size_t total, const RunResult&
                    std::to_string(run.seed);
     it = active_.emplace(index, a).first;
   }
-  it->second.step = snap.step;
-  it->second.loss = snap.loss;
-  it->second.accuracy = snap.accuracy;
+  return it->second;
+}
+
+void ExperimentProgressView::update(size_t index, size_t total, const RunResult& run,
+                                    const Snapshot& snap) {
+  Active& a = activeRun(index, total, run);
+  a.step = snap.step;
+  a.loss = snap.loss;
+  a.accuracy = snap.accuracy;
+  a.evaluating.clear();  // a snapshot comes after its step's evaluation
+  if (jobs_ <= 1) {
+    if (index != current_ || !bar_) {
+      if (bar_) bar_->finish();
+      current_ = index;
+      bar_ = std::make_unique<ProgressBar>(runLabel(index, total, run), stepsPerRun_);
+    }
+    bar_->update(snap);
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!tty_) {
+    // Off a terminal a plain line at each tenth of the run's steps, as one job's bar prints them.
+    const int decile = static_cast<int>(10 * snap.step / stepsPerRun_);
+    if (decile == a.decile) return;
+    a.decile = decile;
+    char part[160];
+    std::snprintf(part, sizeof part, " step %lld/%lld loss %.4f", snap.step, stepsPerRun_,
+                  snap.loss);
+    std::string text = a.label + part;
+    if (!std::isnan(snap.accuracy)) {
+      std::snprintf(part, sizeof part, " acc %.3f", snap.accuracy);
+      text += part;
+    }
+    std::fprintf(stderr, "%s; %s\n", text.c_str(), experimentEta(total).c_str());
+    std::fflush(stderr);
+    return;
+  }
   // Redraw the live line at most 10 times a second.
-  if (tty_ && now - lastDraw_ > std::chrono::milliseconds(100)) {
+  if (now - lastDraw_ > std::chrono::milliseconds(100)) {
     lastDraw_ = now;
     drawLive(total);
   }
 }
 
+void ExperimentProgressView::evaluation(size_t index, size_t total, const RunResult& run,
+                                        const EvaluationProgress& at) {
+  Active& a = activeRun(index, total, run);
+  const auto now = std::chrono::steady_clock::now();
+  if (a.evaluating.empty()) {  // its first batch
+    a.evalStart = now;
+    a.evalLinePrinted = false;
+  }
+  const double perLength = static_cast<double>(std::max(1LL, at.perLength));
+  const double frac =
+      (static_cast<double>(at.lengthIndex) + static_cast<double>(at.done) / perLength) /
+      static_cast<double>(std::max<size_t>(1, at.lengthCount));
+  char part[200];
+  std::snprintf(part, sizeof part, "eval T=%lld %.0f%%", at.length, 100 * frac);
+  a.evaluating = part;
+  if (tty_ && jobs_ > 1) {
+    if (now - lastDraw_ > std::chrono::milliseconds(100)) {
+      lastDraw_ = now;
+      drawLive(total);
+    }
+    return;
+  }
+  // A plain line once the evaluation has taken kEvaluationLineSeconds, then at most one per
+  // kEvaluationLineSeconds: the short evaluations every eval_every steps print none.
+  const auto every = std::chrono::duration<double>(kEvaluationLineSeconds);
+  if (now - a.evalStart < every || (a.evalLinePrinted && now - a.lastEvalLine < every)) return;
+  a.evalLinePrinted = true;
+  a.lastEvalLine = now;
+  const double elapsed = std::chrono::duration<double>(now - a.evalStart).count();
+  const double eta = frac > 0 ? elapsed / frac * (1 - frac) : 0;
+  std::snprintf(part, sizeof part,
+                " evaluation after step %lld: T = %lld (length %zu of %zu), %lld/%lld sequences, "
+                "ETA %.0fs",
+                at.step, at.length, at.lengthIndex + 1, at.lengthCount, at.done, at.perLength, eta);
+  // On a terminal the line replaces the bar's, which is drawn again below it at the next step.
+  std::fprintf(stderr, "%s%s%s\n", tty_ ? "\r\033[K" : "", a.label.c_str(), part);
+  std::fflush(stderr);
+}
+
 void ExperimentProgressView::runDone(size_t index, size_t total, const RunResult& run) {
   if (jobs_ <= 1) {
+    active_.erase(index);
     if (!run.error.empty()) {
       if (bar_) bar_->finish();
       bar_.reset();
@@ -85,23 +150,32 @@ void ExperimentProgressView::runDone(size_t index, size_t total, const RunResult
   if (tty_) drawLive(total);
 }
 
-void ExperimentProgressView::drawLive(size_t total) {
+std::string ExperimentProgressView::experimentEta(size_t total) const {
   long long doneSteps = static_cast<long long>(finished_) * stepsPerRun_;
-  std::string runs;
-  for (const auto& [index, a] : active_) {
-    doneSteps += a.step;
-    char part[160];
-    std::snprintf(part, sizeof part, "%s%s %lld/%lld loss %.3f", runs.empty() ? "" : " | ",
-                  a.shortLabel.c_str(), a.step, stepsPerRun_, a.loss);
-    runs += part;
-  }
+  for (const auto& [index, a] : active_) doneSteps += a.step;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const long long allSteps = static_cast<long long>(total) * stepsPerRun_;
+  // Steps only: a run's evaluation is not in it (its own lines give its ETA).
   const double eta = doneSteps > 0 ? elapsed / doneSteps * (allSteps - doneSteps) : 0;
-  char head[64];
-  std::snprintf(head, sizeof head, "%zu/%zu runs done, ETA %.0fs: ", finished_, total, eta);
-  std::string text = head + runs;
+  char text[96];
+  std::snprintf(text, sizeof text, "%zu/%zu runs done, ETA %.0fs", finished_, total, eta);
+  return text;
+}
+
+void ExperimentProgressView::drawLive(size_t total) {
+  std::string runs;
+  for (const auto& [index, a] : active_) {
+    char part[160];
+    if (a.evaluating.empty())
+      std::snprintf(part, sizeof part, "%s%s %lld/%lld loss %.3f", runs.empty() ? "" : " | ",
+                    a.shortLabel.c_str(), a.step, stepsPerRun_, a.loss);
+    else
+      std::snprintf(part, sizeof part, "%s%s %s", runs.empty() ? "" : " | ", a.shortLabel.c_str(),
+                    a.evaluating.c_str());
+    runs += part;
+  }
+  std::string text = experimentEta(total) + ": " + runs;
   // One terminal row, or the carriage return cannot redraw it.
   winsize ws{};
   const size_t width =

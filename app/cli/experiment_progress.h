@@ -1,6 +1,9 @@
 // Progress of `compare` and `run --preset` on stderr. One job: a progress bar per run, as `train`
 // draws it. Several jobs: one line per finished run, and on a terminal a live line with every
-// active run's step and loss and the ETA of the whole experiment.
+// active run's step and loss and the ETA of the whole experiment; off a terminal (a log file, CI)
+// plain lines instead, one per run at each tenth of its steps, with the experiment's ETA. A run's
+// evaluation, which takes minutes at a paper's lengths, says where it is in a plain line at most
+// every kEvaluationLineSeconds per run (on a terminal with several jobs, in the live line).
 #pragma once
 
 #include <chrono>
@@ -19,8 +22,12 @@ class ExperimentProgressView {
   // runExperiment's callbacks (one call at a time): a training step, and a run that has ended
   // (trained and evaluated, or failed).
   void update(size_t index, size_t total, const RunResult& run, const Snapshot& snap);
+  void evaluation(size_t index, size_t total, const RunResult& run, const EvaluationProgress& at);
   void runDone(size_t index, size_t total, const RunResult& run);
   void finish();
+
+  // Seconds between two evaluation lines of one run: a bounded rate however small the batches.
+  static constexpr double kEvaluationLineSeconds = 5;
 
  private:
   struct Active {
@@ -28,8 +35,16 @@ class ExperimentProgressView {
     std::string shortLabel;  // "rope s1", for the live line
     long long step = 0;
     double loss = 0;
-    double accuracy = 0;  // NaN for tasks without one
+    double accuracy = 0;     // NaN for tasks without one
+    int decile = -1;         // off a terminal: the last tenth of the steps a line was printed for
+    std::string evaluating;  // "eval T=512 40%" while it evaluates, for the live line
+    std::chrono::steady_clock::time_point evalStart;  // the evaluation's first batch
+    std::chrono::steady_clock::time_point lastEvalLine;
+    bool evalLinePrinted = false;  // this evaluation has printed a line
   };
+  Active& activeRun(size_t index, size_t total, const RunResult& run);
+  // "1/4 runs done, ETA 40s"
+  std::string experimentEta(size_t total) const;
   void drawLive(size_t total);
 
   long long stepsPerRun_;

@@ -138,7 +138,7 @@ std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProg
         if (group) group->publish(runKey(index), runResultToJson(r).dump());
         if (runDone) runDone(index, n, r);
       },
-      [&](size_t index) { return owner[index] == rank; }, checkpointing);
+      [&](size_t index) { return owner[index] == rank; }, checkpointing, options.evalProgress);
   if (rank != 0) return {};
 
   for (size_t i = 0; i < total; ++i) {

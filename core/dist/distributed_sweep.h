@@ -38,6 +38,7 @@ struct SweepOptions {
   // Set from outside (a signal handler): runs in flight checkpoint and runSweep throws
   // SweepStopped (experiment.h).
   const std::atomic<bool>* stop = nullptr;
+  ExperimentEvalProgress evalProgress;  // the runs' evaluations, batch by batch (may be empty)
 };
 
 std::vector<RunResult> runSweep(const ExperimentSpec& spec, const ExperimentProgress& progress,

@@ -32,12 +32,14 @@ enum class RunEnd {
 };
 
 // Trains one planned run to the end; a diverged run is reported in the result, not thrown.
-// progress sees every complete step (with its evaluation on evaluation steps). Once `cancelled`
-// is set, the run stops after the step in flight, `r` incomplete. With a checkpoint path the run
-// continues from the checkpoint there, writes it every checkpointing.everySteps steps and when
-// checkpointing.stop is set.
+// progress sees every complete step (with its evaluation on evaluation steps), evalProgress
+// every batch of those evaluations. Once `cancelled` is set, the run stops after the step in
+// flight (within an evaluation batch when it is evaluating), `r` incomplete. With a checkpoint
+// path the run continues from the checkpoint there, writes it every checkpointing.everySteps
+// steps and when checkpointing.stop is set.
 RunEnd trainRun(const PlannedRun& p, RunResult& r,
                 const std::function<void(const Snapshot&)>& progress,
+                const std::function<void(const EvaluationProgress&)>& evalProgress,
                 const std::atomic<bool>& cancelled, const std::string& checkpointDir,
                 const std::string& runCheckpoint, const RunCheckpointing& checkpointing,
                 long long& savedStep) {
@@ -63,6 +65,34 @@ RunEnd trainRun(const PlannedRun& p, RunResult& r,
            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   const auto stopRequested = [&] { return checkpointing.stop && checkpointing.stop->load(); };
+  // A stop or a cancel during an evaluation acts before its next batch (EvaluationStopped).
+  trainer.setEvaluationStop([&] { return cancelled || stopRequested(); });
+  // The run's evaluations at run.evalLengths, reporting each batch.
+  const auto evaluate = [&](long long step) {
+    const std::vector<long long>& lengths = trainer.config().run.evalLengths;
+    if (!evalProgress) return trainer.evaluate(lengths);
+    EvaluationProgress at;
+    at.step = step;
+    at.lengthCount = lengths.size();
+    long long lastDone = -1;
+    return trainer.evaluate(lengths, 0, [&](long long L, long long done, long long n) {
+      if (lastDone >= 0 && done <= lastDone) ++at.lengthIndex;  // a new length starts again at 0
+      lastDone = done;
+      at.length = L;
+      at.done = done;
+      at.perLength = n;
+      evalProgress(at);
+    });
+  };
+  // Stopped by checkpointing.stop: the run's checkpoint at its last complete step (an evaluation
+  // it was in is done again when it continues: evaluation reads the weights only). Cancelled, or
+  // stopped without a checkpoint path: nothing kept.
+  const auto endStopped = [&] {
+    if (!stopRequested() || runCheckpoint.empty()) return RunEnd::Cancelled;
+    saveRunCheckpoint(runCheckpoint, trainer, cfg, threads, secondsSoFar());
+    savedStep = trainer.stepCount();
+    return RunEnd::Stopped;
+  };
   double tokens = 0;
   TrainingCallbacks callbacks;
   callbacks.onStep = [&](const Snapshot& snap) {
@@ -70,6 +100,7 @@ RunEnd trainRun(const PlannedRun& p, RunResult& r,
       tokens += static_cast<double>(cfg.optim.batch * cfg.task.trainLength);
     return !cancelled && !stopRequested();
   };
+  callbacks.evaluate = [&](Trainer&, Snapshot& snap) { snap.eval = evaluate(snap.step); };
   callbacks.onSnapshot = [&](const Snapshot& snap) {
     if (cancelled || stopRequested()) return false;
     if (progress) progress(snap);
@@ -78,24 +109,25 @@ RunEnd trainRun(const PlannedRun& p, RunResult& r,
       saveRunCheckpoint(runCheckpoint, trainer, cfg, threads, secondsSoFar());
     return true;
   };
-  const TrainingResult trained = runTraining(trainer, callbacks);
-  if (trained.outcome == TrainingOutcome::Stopped) {
-    if (!stopRequested() || runCheckpoint.empty()) return RunEnd::Cancelled;
-    // The step in flight is complete (its evaluation, if due, is redone when the run continues:
-    // evaluation reads the weights only).
-    saveRunCheckpoint(runCheckpoint, trainer, cfg, threads, secondsSoFar());
-    savedStep = trainer.stepCount();
-    return RunEnd::Stopped;
+  TrainingResult trained;
+  try {
+    trained = runTraining(trainer, callbacks);
+  } catch (const EvaluationStopped&) {
+    return endStopped();  // the step is complete; its evaluation was not
   }
+  if (trained.outcome == TrainingOutcome::Stopped) return endStopped();
   if (trained.outcome == TrainingOutcome::Diverged) {
     r.error = trained.last.message;
     return RunEnd::Ended;
   }
-  // A run with no step left has had no final evaluation.
-  r.eval = !trained.last.eval.empty() ? trained.last.eval
-                                      : trainer.evaluate(trainer.config().run.evalLengths);
+  try {
+    // A run with no step left has had no final evaluation.
+    r.eval = !trained.last.eval.empty() ? trained.last.eval : evaluate(trainer.stepCount());
+    r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
+  } catch (const EvaluationStopped&) {
+    return endStopped();
+  }
   r.position = trainer.positionParametersMean();
-  r.pjLoo = trainer.pjOrderLoo(cfg.task.trainLength);
   setTeacherSpread(trainer, r);
   r.seconds = secondsSoFar();
   r.tokensPerSecond = tokens / std::max(r.seconds - resumed.seconds, 1e-9);
@@ -140,7 +172,8 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
                                      const std::string& checkpointDir, int jobs,
                                      const ExperimentRunDone& runDone,
                                      const ExperimentRunFilter& selected,
-                                     const RunCheckpointing& checkpointing) {
+                                     const RunCheckpointing& checkpointing,
+                                     const ExperimentEvalProgress& evalProgress) {
   const std::vector<PlannedRun> plan = planExperiment(spec);
   const size_t total = plan.size();
   std::vector<RunResult> results(total);
@@ -177,6 +210,11 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
               if (!progress) return;
               std::lock_guard<std::mutex> lock(progressMutex);
               progress(i, total, labels[i], snap);
+            },
+            [&](const EvaluationProgress& at) {
+              if (!evalProgress) return;
+              std::lock_guard<std::mutex> lock(progressMutex);
+              evalProgress(i, total, labels[i], at);
             },
             failed, checkpointDir, runCheckpoint, checkpointing, savedStep);
         if (end == RunEnd::Cancelled) return;  // another job failed

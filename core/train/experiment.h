@@ -47,6 +47,21 @@ void setTeacherSpread(const Trainer& trainer, RunResult& r);
 // comes from their threads, one call at a time, runs interleaved.
 using ExperimentProgress = std::function<void(size_t, size_t, const RunResult&, const Snapshot&)>;
 
+// Where a run's evaluation is, after each of its batches: the evaluations a run reports (every
+// run.evalEvery steps and after the last step) take minutes at a paper's lengths on a CPU.
+struct EvaluationProgress {
+  long long step = 0;       // the steps trained before it
+  size_t lengthIndex = 0;   // which of run.evalLengths, 0-based
+  size_t lengthCount = 0;   // how many lengths it evaluates
+  long long length = 0;     // tokens per sequence at this length
+  long long done = 0;       // sequences done at this length
+  long long perLength = 0;  // sequences per length
+};
+// (run index, run count, the run's family/seed/variant, where its evaluation is); from the jobs'
+// threads, one call at a time, serialised with the other callbacks.
+using ExperimentEvalProgress =
+    std::function<void(size_t, size_t, const RunResult&, const EvaluationProgress&)>;
+
 // Trains every run of planExperiment(spec); a run that diverges is reported, not fatal. Results are
 // in plan order (variant, family, seed) whatever `jobs` is. jobs > 1 trains that many runs at once,
 // each on its own thread with this thread's intra-op threads split between them: for the small
@@ -73,7 +88,8 @@ struct RunCheckpointing {
   std::function<std::string(size_t index)> path;
   long long everySteps = 0;  // a checkpoint after every this many steps (0: only when stopped)
   // Set from outside (a signal handler): each run in flight writes its checkpoint after the step
-  // it is in, and runExperiment throws SweepStopped.
+  // it is in, or at once when it is evaluating (the evaluation stops within a batch and is done
+  // again when the run continues), and runExperiment throws SweepStopped.
   const std::atomic<bool>* stop = nullptr;
 };
 
@@ -93,7 +109,8 @@ std::vector<RunResult> runExperiment(const ExperimentSpec& spec, const Experimen
                                      const std::string& checkpointDir = {}, int jobs = 1,
                                      const ExperimentRunDone& runDone = {},
                                      const ExperimentRunFilter& selected = {},
-                                     const RunCheckpointing& checkpointing = {});
+                                     const RunCheckpointing& checkpointing = {},
+                                     const ExperimentEvalProgress& evalProgress = {});
 
 // The job count `compare` and `run` use when not told: one per intra-op thread (core) on the CPU,
 // one when the runs go to a GPU (they would share it, and CPU threads do not speed it up).

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <memory>
 
 #include "limits/work_budget.h"
 #include "tasks/task.h"
@@ -175,6 +177,44 @@ void checkTrainingWorkFits(const TrainConfig& c, const Task& task) {
           shortNumber(work) + " multiply-adds, over the budget of " + shortNumber(budget) +
           (cuda ? " on a CUDA device" : " on a CPU (about a day of work)"),
       factor.empty() ? ask : ask + "; " + factor);
+}
+
+std::string trainingRunBudgetProblem(const TrainConfig& config) {
+  TaskConfig t = config.task;
+  t.headDim = config.model.headDim();  // as the trainer builds it (kernel-lm's omega)
+  std::unique_ptr<Task> task, evalTask;
+  try {
+    task = makeTask(t);
+    evalTask = makeEvaluationTask(t);
+  } catch (const std::exception&) {
+    return {};  // not a question of work: building the run says what is wrong
+  }
+  try {
+    checkTrainingFits(config, task->vocabSize());
+  } catch (const std::exception& e) {
+    return std::string("train length and batch: ") + e.what();
+  }
+  std::vector<long long> lengths = config.run.evalLengths;
+  if (lengths.empty()) lengths = {t.trainLength};  // the train length, as the trainer does
+  for (long long L : lengths) {
+    try {
+      checkEvaluationFits(config, task->vocabSize(), L,
+                          evaluationPasses(*evalTask, L) * config.run.evalSequences);
+    } catch (const std::exception& e) {
+      return std::string("eval lengths and eval sequences: ") + e.what();
+    }
+  }
+  try {  // the lengths together
+    checkEvaluationTotalFits(config, *evalTask, lengths, config.run.evalSequences);
+  } catch (const std::exception& e) {
+    return std::string("eval lengths and eval sequences: ") + e.what();
+  }
+  try {  // the whole run: steps x batch x length, and its evaluations
+    checkTrainingWorkFits(config, *evalTask);
+  } catch (const std::exception& e) {
+    return std::string("steps, batch and train length: ") + e.what();
+  }
+  return {};
 }
 
 }  // namespace poslab

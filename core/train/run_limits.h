@@ -83,4 +83,14 @@ double trainingWorkCost(const TrainConfig& config, const Task& task);
 // and the budget.
 void checkTrainingWorkFits(const TrainConfig& config, const Task& task);
 
+// The one check of a run the training tab would start, whichever way it starts or grows (Play,
+// Step, values changed while paused, a preset, session or lesson step loaded, checkpoints
+// continued) and that `poslab-cli lesson FILE` makes of a lesson's training steps: a training
+// step's memory, the evaluation at each length and at all of them, and the whole run. Never
+// throws: empty when `config` fits (or its task cannot be built: building the run says what is
+// wrong); else one line naming the form's controls, then the estimate and the budget: "steps,
+// batch and train length: 1000000 steps of batch 8 at length 1024 need about 9e+14 multiply-adds,
+// over the budget of 5e+14 on a CPU (...)".
+std::string trainingRunBudgetProblem(const TrainConfig& config);
+
 }  // namespace poslab

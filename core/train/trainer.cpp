@@ -351,6 +351,11 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
   torch::NoGradGuard noGrad;
   s.model->eval();
   s.model->configureAttention(/*allowFactorized=*/true, /*block=*/kEvalAttentionBlock, false);
+  // Before each batch: a stop request ends the evaluation within one batch.
+  const auto stopIfAsked = [&](long long L) {
+    if (s.evaluationStop && s.evaluationStop())
+      throw EvaluationStopped("evaluation stopped at length " + std::to_string(L));
+  };
   std::vector<EvalResult> out;
   for (long long L : lengths) {
     if (L < s.evalTask->minLength() || L > s.evalTask->maxLength()) {
@@ -365,6 +370,19 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
         !s.evalTask->teacherAttention(2).empty() && L <= kMaxFinalQueryStatsLength;
     long long bs = std::max<long long>(1, std::min(total, s.cfg.run.evalTokensPerBatch / L));
     AttentionImpl& lastAttention = *s.model->blocks.back()->attn;
+    // The last layer stops recording after the main pass, or when a stop throws during it.
+    struct StopRecording {
+      AttentionImpl& attention;
+      bool active;
+      void now() {
+        if (!active) return;
+        active = false;
+        attention.recordWeights = false;
+        attention.lastWeights = torch::Tensor();
+        attention.block = kEvalAttentionBlock;
+      }
+      ~StopRecording() { now(); }
+    } stopRecording{lastAttention, attentionStats};
     if (attentionStats) {
       bs = std::max<long long>(
           1, std::min(bs, kRecordedWeightsFloats / (lastAttention.heads * L * L)));
@@ -374,6 +392,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     FinalQueryAttentionSums spread;
     double lossSum = 0, lossCount = 0, hits = 0, answers = 0;
     for (long long done = 0, i = 0; done < total; done += bs, ++i) {
+      stopIfAsked(L);
       const long long n = std::min(bs, total - done);
       Batch b = s.toDevice(
           s.evalTask->sample(n, L, batchSeed(s.cfg.run.seed, i, evaluationStream(s.cfg.run, L))));
@@ -391,11 +410,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
       }
       if (progress) progress(L, done + n, total);
     }
-    if (attentionStats) {
-      lastAttention.recordWeights = false;
-      lastAttention.lastWeights = torch::Tensor();
-      lastAttention.block = kEvalAttentionBlock;
-    }
+    stopRecording.now();
     EvalResult r;
     r.length = L;
     r.finalQueryEntropy = spread.meanEntropy();
@@ -407,6 +422,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     for (long long dist : s.evalTask->accuracyDistances(L)) {
       double distHits = 0, distAnswers = 0;
       for (long long done = 0, i = 0; done < total; done += bs, ++i) {
+        stopIfAsked(L);
         const long long n = std::min(bs, total - done);
         Batch b = s.toDevice(s.evalTask->sampleAtDistance(
             n, L, dist, batchSeed(s.cfg.run.seed, i, evaluationStream(s.cfg.run, L))));
@@ -419,6 +435,10 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     out.push_back(r);
   }
   return out;
+}
+
+void Trainer::setEvaluationStop(EvaluationStop stop) {
+  s_->evaluationStop = std::move(stop);
 }
 
 const Task& Trainer::evalTask() const {

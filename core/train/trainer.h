@@ -43,6 +43,19 @@ struct OrderLoo {
 // Called after each evaluation batch: the length, sequences done at it, sequences per length.
 using EvalProgress = std::function<void(long long length, long long done, long long total)>;
 
+// Asked before every evaluation batch: true ends the evaluation at once with EvaluationStopped.
+// A stop request (SIGINT or SIGTERM in a sweep) then acts within one batch, not after an
+// evaluation that takes minutes at a paper's lengths.
+using EvaluationStop = std::function<bool()>;
+
+// Trainer::evaluate gave up because its EvaluationStop said so; nothing of it is kept. The
+// weights are untouched (evaluation only reads them), so a checkpoint taken now is the model the
+// evaluation would have measured.
+class EvaluationStopped : public Error {
+ public:
+  using Error::Error;
+};
+
 class Trainer {
  public:
   // Validates the config, builds the task and a model seeded with run.seed.
@@ -59,6 +72,9 @@ class Trainer {
   // work when a length does not fit the evaluation budgets of run_limits.h.
   std::vector<EvalResult> evaluate(const std::vector<long long>& lengths, long long sequences = 0,
                                    const EvalProgress& progress = {});
+  // Every later evaluate() (pjOrderLoo's too) asks `stop` before each batch and throws
+  // EvaluationStopped once it returns true. Empty: evaluations run to their end.
+  void setEvaluationStop(EvaluationStop stop);
   // The model, its tasks and config for the inspection functions (inspection.h: attention maps,
   // sample predictions, PoPE frequency usage; lag_response.h). Valid until the next step().
   InspectedModel inspected();

@@ -42,6 +42,7 @@ struct Trainer::State {
   std::vector<std::string> paramNames;  // in optimizer order (group 0, then 1, then 2)
   long long step = 0;
   dist::DistGroup* group = nullptr;  // data-parallel ranks (setDataParallel); null: one process
+  EvaluationStop evaluationStop;     // setEvaluationStop: asked before every evaluation batch
 
   // Validates the config and builds the tasks, the model (seeded by run.seed) and the optimiser.
   void build();

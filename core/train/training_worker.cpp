@@ -122,10 +122,15 @@ void TrainingWorker::doStep() {
     step_ = snap.step;
     return true;
   };
-  // A failed evaluation is reported in the snapshot; the run goes on.
+  // A failed evaluation is reported in the snapshot; the run goes on. The worker's stop (the
+  // window's Stop, new runs replacing these) ends an evaluation before its next batch, so that
+  // the UI thread joining the worker does not wait for a long evaluation.
+  trainer_->setEvaluationStop([this] { return stopping_.load(); });
   callbacks.evaluate = [](Trainer& trainer, Snapshot& snap) {
     try {
       snap.eval = trainer.evaluate(trainer.config().run.evalLengths);
+    } catch (const EvaluationStopped&) {
+      // stopping: nothing sees this snapshot's evaluation
     } catch (const std::exception& e) {
       snap.message = std::string("evaluation failed: ") + e.what();
     }

@@ -47,7 +47,7 @@
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
 #  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
 #  the GUI refuses (lesson-*: family, values, views, tab, types, fields, the shown view's work:
-#  lesson-work-*); diagnose's budgets (diagnose-*); p2 progress with an ETA and SIGTERM within a
+#  lesson-work-*, a training step over the whole-run budget: lesson-work-training); diagnose's budgets (diagnose-*); p2 progress with an ETA and SIGTERM within a
 #  second (eval-progress, response-progress, diagnose-*-progress); p4 ulimit -u (OpenBLAS, the
 #  thread pools) and memory
 #  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
@@ -473,9 +473,16 @@ lesson_refused work-attention "field 'views.attention.T' = 1024: T 1024 \(64 hea
   "s['tab'] = 'attention'; s['explorer'] = $wide; s['views']['attention'] = {'T': 1024}"
 lesson_refused work-norms "field 'views.norms.max_position' = 32768: largest position 32768 \(64 heads of head_dim 1024\) needs about" \
   "s['explorer'] = $wide; d['steps'][0]['state']['tab'] = 'norms'"
+# A training step whose run is over the training tab's whole-run budget (a million steps of batch
+# 8 at length 1024): the window refuses it when the step is loaded, with the same check
+# (train/run_limits.h trainingRunBudgetProblem; tests/ui/test_training_controller.cpp).
+lesson_refused work-training "field 'training.config': steps, batch and train length: 1000000 steps of batch 8 at length 1024 .*over the budget of 5e\+14 on a CPU" \
+  's["training"] = {"name": "big", "families": ["rope"], "seeds": [0], "config": {"task": {"id": "kernel-lm", "train_length": 1024}, "optim": {"batch": 8}, "run": {"steps": 1000000}}}'
 # Under --budget the same lesson passes, as under the window's --budget.
 timeout 10 "$cli" --budget 5 lesson "$tmp/l-work-attention.json" > /dev/null 2> "$tmp/err" && ok ||
   fail "lesson under --budget 5: $(cat "$tmp/err")"
+timeout 10 "$cli" --budget 20 lesson "$tmp/l-work-training.json" > /dev/null 2> "$tmp/err" && ok ||
+  fail "training lesson under --budget 20: $(cat "$tmp/err")"
 
 # p4 memory: the smallest address-space limit (ulimit -v) the program starts under, in steps of
 # 100 MB from 600 MB (below it LibTorch's static initialisers fail before main: docs/LIMITS.md);

@@ -160,6 +160,32 @@ TEST(RunLimits, AMillionTokenEvaluationIsRefusedBeforeTraining) {
   EXPECT_EQ(batches, 1);
 }
 
+// Issue 34: a stop request acts before the next evaluation batch (a SIGTERM during a sweep's
+// evaluation took 230 s to act), not when the evaluation ends; the evaluation after it, without a
+// stop, gives the numbers of one that was never stopped.
+TEST(RunLimits, AStoppedEvaluationEndsBeforeItsNextBatch) {
+  TrainConfig c = tiny();
+  c.run.evalLengths = {8, 16};
+  c.run.evalSequences = 40;
+  c.run.evalTokensPerBatch = 80;  // 10 sequences of 8 tokens a batch: 4 batches at length 8
+  const std::vector<EvalResult> whole = Trainer(c).evaluate(c.run.evalLengths);
+  Trainer t(c);
+  int asked = 0, batches = 0;
+  t.setEvaluationStop([&] { return ++asked > 2; });  // stop before the third batch
+  EXPECT_THROW(
+      t.evaluate(c.run.evalLengths, 0, [&](long long, long long, long long) { ++batches; }),
+      EvaluationStopped);
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(batches, 2);
+  t.setEvaluationStop({});
+  const std::vector<EvalResult> again = t.evaluate(c.run.evalLengths);
+  ASSERT_EQ(again.size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_EQ(again[i].loss, whole[i].loss) << whole[i].length;
+    EXPECT_EQ(again[i].length, whole[i].length);
+  }
+}
+
 TEST(PinCheck, APinTheFamilyDoesNotLearnIsRefused) {
   TrainConfig c = tiny();
   c.model.pinned = {"gamma"};

@@ -1,7 +1,9 @@
-// The work budgets of a run the training form plans (core's train/run_limits.h): its evaluation at
-// each length and at all of them together, a training step's memory, and the whole run (steps x
-// batch x length with its evaluations), checked when Play is pressed, before any run is built,
-// so that nothing over a budget starts and the form says which of its controls to change.
+// The work budgets of a run the training form plans: core's one check (train/run_limits.h,
+// trainingRunBudgetProblem: its evaluation at each length and at all of them together, a training
+// step's memory, and the whole run, steps x batch x length with its evaluations). The form
+// (training/training_setup.h) makes it wherever a run starts or its work can grow: Play, Step,
+// values changed while paused, a setup loaded (preset, session, lesson step), checkpoints
+// continued; nothing over a budget starts and the line says which of its controls to change.
 #pragma once
 
 #include <string>

@@ -262,6 +262,25 @@ QString formProblem(const poslab::ExperimentSpec& spec, const QString& prefix) {
   }
   return taskOptionsProblem(spec.base.task, prefix + QStringLiteral("config."));
 }
+
+// The runs the form trains from `e` (experimentFromForm's result): one per family, planned as the
+// CLI plans them with the form's one seed and the task its controls show (a setup's first variant
+// is already applied to it).
+std::vector<poslab::PlannedRun> formRuns(const poslab::ExperimentSpec& e) {
+  poslab::ExperimentSpec shown = e;
+  shown.seeds = {e.base.run.seed};
+  shown.variants.clear();
+  return poslab::planExperiment(shown);
+}
+
+// The first of those runs over a work budget: core's one check (bridge/training_budget.h), the
+// line naming the form's controls; empty when every run fits.
+QString formRunsBudgetProblem(const poslab::ExperimentSpec& e) {
+  for (const poslab::PlannedRun& p : formRuns(e))
+    if (const std::string problem = trainingBudgetProblem(p.config); !problem.empty())
+      return QString::fromStdString(problem);
+  return {};
+}
 }  // namespace
 
 QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& prefix,
@@ -298,7 +317,12 @@ QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& 
   }
   // Every value the form's controls hold, within their ranges and to their precision: a value
   // they would clamp or round is refused rather than silently changed.
-  return formProblem(spec, prefix);
+  if (const QString problem = formProblem(spec, prefix); !problem.isEmpty()) return problem;
+  // The runs the form would start at Play, against the work budgets, as Play checks them: a setup
+  // over a budget is refused when it is loaded, not when it is played.
+  const QString budget = formRunsBudgetProblem(experimentFromForm(spec, formFromExperiment(spec)));
+  if (!budget.isEmpty()) return QObject::tr("field '%1config': %2").arg(prefix, budget);
+  return {};
 }
 
 std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setup,
@@ -315,18 +339,13 @@ std::vector<TrainingRunSpec> runSpecsFromForm(const poslab::ExperimentSpec& setu
                  .arg(e.families.size());
     return {};
   }
-  // One run per family, planned as the CLI plans them: this tab trains one seed (its control) and
-  // the task its controls show (a preset's first variant is already applied to it).
-  poslab::ExperimentSpec shown = e;
-  shown.seeds = {e.base.run.seed};
-  shown.variants.clear();
+  // Over a work budget nothing is built: the status names the control to change.
+  if (const QString problem = formRunsBudgetProblem(e); !problem.isEmpty()) {
+    *error = problem;
+    return {};
+  }
   std::vector<TrainingRunSpec> specs;
-  for (const poslab::PlannedRun& p : poslab::planExperiment(shown)) {
-    // Over a work budget nothing is built: the status names the control to change.
-    if (const std::string problem = trainingBudgetProblem(p.config); !problem.empty()) {
-      *error = QString::fromStdString(problem);
-      return {};
-    }
+  for (const poslab::PlannedRun& p : formRuns(e)) {
     // A start the family's learned form cannot hold would be moved when the model is built (an
     // eta past its cap starts at 0.99 of it): refused, as checkTrainable refuses it in a file.
     const poslab::ModelConfig& m = p.config.model;
