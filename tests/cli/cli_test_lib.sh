@@ -42,3 +42,16 @@ finish() {
   [ "$failures" -eq 0 ]
   exit
 }
+
+# sweep_results DIR: the results of a sweep folder (its --out) without wall-clock fields, one line per run file.
+sweep_results() {
+  /usr/bin/python3 - "$1" << 'PY'
+import json, os, sys
+runs = os.path.join(sys.argv[1], "runs")
+for name in sorted(os.listdir(runs)):
+    doc = json.load(open(os.path.join(runs, name)))
+    r = doc["result"]
+    r.pop("seconds", None); r.pop("tokens_per_second", None)
+    print(name, json.dumps(r, sort_keys=True))
+PY
+}

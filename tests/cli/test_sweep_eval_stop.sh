@@ -17,19 +17,6 @@ sweep=(compare --task kernel-lm --families rope,alibi --seeds 0 --steps 20 --hea
   --d-model 16 --train-length 16 --batch 4 --eval-lengths 256,512 --eval-sequences 1500
   --jobs 2 --checkpoint-every 10 --json)
 
-# The results of a sweep folder without wall-clock fields, one line per run file.
-results() {
-  /usr/bin/python3 - "$1" << 'PY'
-import json, os, sys
-runs = os.path.join(sys.argv[1], "runs")
-for name in sorted(os.listdir(runs)):
-    doc = json.load(open(os.path.join(runs, name)))
-    r = doc["result"]
-    r.pop("seconds", None); r.pop("tokens_per_second", None)
-    print(name, json.dumps(r, sort_keys=True))
-PY
-}
-
 now() { date +%s.%N; }
 seconds() { /usr/bin/python3 -c "print(f'{$2 - $1:.1f}')"; }
 less_than() { /usr/bin/python3 -c "import sys; sys.exit(not ($1 < $2))"; }
@@ -40,7 +27,7 @@ start=$(now)
   || fail "uninterrupted sweep: $(tail -n 3 "$tmp/whole.err")"
 whole=$(seconds "$start" "$(now)")
 echo "uninterrupted sweep: $whole s"
-results "$tmp/whole" > "$tmp/whole.txt"
+sweep_results "$tmp/whole" > "$tmp/whole.txt"
 [ "$(wc -l < "$tmp/whole.txt")" -eq 2 ] && ok || fail "uninterrupted sweep: $(cat "$tmp/whole.txt")"
 if grep -q $'\r' "$tmp/whole.err"; then fail "carriage returns off a terminal"; else ok; fi
 for run in '\[1/2\] rope seed 0' '\[2/2\] alibi seed 0'; do
@@ -87,7 +74,7 @@ echo "$line" | grep -q "continue with: .*compare .*--out $tmp/stopped" && ok \
 # 3. The same command continues it: the evaluation again, the numbers of the uninterrupted sweep.
 "$cli" "${sweep[@]}" --out "$tmp/stopped" > "$tmp/stopped.json" 2> "$tmp/stopped.err" \
   || fail "continued sweep: $(tail -n 3 "$tmp/stopped.err")"
-results "$tmp/stopped" > "$tmp/stopped.txt"
+sweep_results "$tmp/stopped" > "$tmp/stopped.txt"
 if diff "$tmp/whole.txt" "$tmp/stopped.txt" > "$tmp/diff.txt"; then ok; else
   fail "stopped and continued sweep differs from the uninterrupted one: $(head -c 2000 "$tmp/diff.txt")"
 fi

@@ -12,22 +12,9 @@ sweep=(compare --task kernel-lm --families jordan-stabilized-abs,rope --seeds 3,
   --eval-sequences 8 --jobs 2 --checkpoint-every 37 --json)
 export POSLAB_THREADS=2
 
-# The results of a sweep folder without wall-clock fields, one line per run file.
-results() {
-  /usr/bin/python3 - "$1" << 'PY'
-import json, os, sys
-runs = os.path.join(sys.argv[1], "runs")
-for name in sorted(os.listdir(runs)):
-    doc = json.load(open(os.path.join(runs, name)))
-    r = doc["result"]
-    r.pop("seconds", None); r.pop("tokens_per_second", None)
-    print(name, json.dumps(r, sort_keys=True))
-PY
-}
-
 "$cli" "${sweep[@]}" --out "$tmp/whole" > "$tmp/whole.json" 2> "$tmp/whole.err" \
   || fail "uninterrupted sweep: $(tail -n 3 "$tmp/whole.err")"
-results "$tmp/whole" > "$tmp/whole.txt"
+sweep_results "$tmp/whole" > "$tmp/whole.txt"
 [ "$(wc -l < "$tmp/whole.txt")" -eq 4 ] && ok || fail "uninterrupted sweep: $(cat "$tmp/whole.txt")"
 
 RANDOM=30  # the kill moments are pseudo-random but the same in every run of this test
@@ -70,7 +57,7 @@ done
 [ "$rc" -eq 0 ] && ok || fail "the killed sweep never finished"
 echo "killed $kills times with SIGKILL, stopped $terms times by SIGTERM/SIGINT"
 [ "$terms" -ge 1 ] && ok || fail "no SIGTERM/SIGINT landed during training"
-results "$tmp/killed" > "$tmp/killed.txt"
+sweep_results "$tmp/killed" > "$tmp/killed.txt"
 if diff "$tmp/whole.txt" "$tmp/killed.txt" > "$tmp/diff.txt"; then ok; else
   fail "killed and resumed sweep differs from the uninterrupted one: $(head -c 2000 "$tmp/diff.txt")"
 fi
