@@ -514,19 +514,27 @@ fi
 # runs as root). OpenBLAS, which starts its threads before main, starts none (it ended the program
 # with its own message, exit 130); the threads torch would start are counted first and refused in
 # one line (ulimit -u 3 hung in at::set_num_threads); one thread runs.
-as_user=()
-[ "$(id -u)" -eq 0 ] && as_user=(setpriv --reuid 65534 --regid 65534 --clear-groups)
+as_user=() nproc_cli=$cli
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+  as_user=(setpriv --reuid 65534 --regid 65534 --clear-groups)
+  # nobody may not reach the build folder (a clone under /root, mode 700): a copy it can run.
+  if ! "${as_user[@]}" test -x "$cli"; then
+    nproc_dir=$(mktemp -d) && chmod 755 "$nproc_dir" && cp "$cli" "$nproc_dir/" &&
+      nproc_cli=$nproc_dir/$(basename "$cli")
+  fi
+fi
 if [ "$(id -u)" -ne 0 ] || command -v setpriv > /dev/null; then
   for n in 1 3; do
-    timeout 20 "${as_user[@]}" bash -c "ulimit -u $n && exec '$cli' kernel --family rope --lags 0:4" \
+    timeout 20 "${as_user[@]}" bash -c "ulimit -u $n && exec '$nproc_cli' kernel --family rope --lags 0:4" \
       > /dev/null 2> "$tmp/nproc.err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/nproc.err")" -eq 1 ] &&
       grep -Eq "^poslab-cli: error: cannot start [0-9]+ threads? .*ulimit -u" "$tmp/nproc.err" &&
       ok || fail "under ulimit -u $n: exit $rc, $(head -c 300 "$tmp/nproc.err")"
   done
-  timeout 20 "${as_user[@]}" env POSLAB_THREADS=1 bash -c "ulimit -u 3 && exec '$cli' kernel --family rope --lags 0:4" \
+  timeout 20 "${as_user[@]}" env POSLAB_THREADS=1 bash -c "ulimit -u 3 && exec '$nproc_cli' kernel --family rope --lags 0:4" \
     > /dev/null 2> "$tmp/nproc.err" && ok || fail "one thread under ulimit -u 3: $(head -c 300 "$tmp/nproc.err")"
+  [ -n "${nproc_dir:-}" ] && rm -rf "$nproc_dir"
 else
   echo "note: running as root without setpriv; the ulimit -u cases are skipped"
 fi
