@@ -34,7 +34,9 @@ timed() {  # timed LABEL COMMAND...: runs COMMAND quietly, prints LABEL, its wal
   start=$(date +%s.%N)
   "$@" > "$dir.log" 2>&1 || { tail -n 30 "$dir.log"; echo "build-time: $label failed (log: $dir.log)" >&2; exit 1; }
   end=$(date +%s.%N)
-  printf '%-58s %7.1f s   (%s; after: %s)\n' "$label" "$(echo "$end - $start" | bc)" "$before" "$(load)"
+  # awk, not bc: a fresh Debian has no bc
+  printf '%-58s %7.1f s   (%s; after: %s)\n' "$label" "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')" \
+    "$before" "$(load)"
 }
 
 echo "build-time: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)," \

@@ -15,6 +15,8 @@
 #   POSLAB_FRESH_MIRROR  Debian mirror (default: the one in this machine's apt sources).
 #   POSLAB_FRESH_CCACHE  a folder bound as the root's compiler cache, to make a rerun faster. It
 #                        changes no outcome: a missing header or library still fails the build.
+#   POSLAB_FRESH_STEPS   which of run.sh, test.sh and the package to run (default "run test
+#                        package"); "test" times test.sh alone, as a user who only tests it runs.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${POSLAB_FRESH_DIR:-/var/tmp/poslab-fresh}
@@ -26,6 +28,11 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "fresh-machine-test: needs root (debootstrap, chroot and mounts); run it with sudo" >&2
   exit 2
 fi
+steps=" ${POSLAB_FRESH_STEPS:-run test package} "
+for step in $steps; do
+  [[ "$step" =~ ^(run|test|package)$ ]] ||
+    { echo "fresh-machine-test: POSLAB_FRESH_STEPS: '$step' is not run, test or package" >&2; exit 2; }
+done
 if ! command -v debootstrap >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
@@ -92,26 +99,30 @@ in_root() {  # in_root LOG COMMAND: runs COMMAND in the clean root as a login sh
 }
 
 status=0
-start=$(date +%s)
-echo "fresh-machine-test: ./scripts/run.sh (log: $logs/run.log)"
-if in_root run.log ./scripts/run.sh; then
-  echo "fresh-machine-test: run.sh passed ($(($(date +%s) - start)) s)"
-else
-  echo "fresh-machine-test: run.sh FAILED; the end of its log:"
-  tail -n 30 "$logs/run.log"
-  status=1
+if [[ "$steps" == *" run "* ]]; then
+  start=$(date +%s)
+  echo "fresh-machine-test: ./scripts/run.sh (log: $logs/run.log)"
+  if in_root run.log ./scripts/run.sh; then
+    echo "fresh-machine-test: run.sh passed ($(($(date +%s) - start)) s)"
+  else
+    echo "fresh-machine-test: run.sh FAILED; the end of its log:"
+    tail -n 30 "$logs/run.log"
+    status=1
+  fi
 fi
-start=$(date +%s)
-echo "fresh-machine-test: ./scripts/test.sh (log: $logs/test.log)"
-if in_root test.log ./scripts/test.sh; then
-  echo "fresh-machine-test: test.sh passed ($(($(date +%s) - start)) s)"
-  grep -E 'tests passed|tests failed' "$logs/test.log" | tail -n 1
-else
-  echo "fresh-machine-test: test.sh FAILED; the end of its log:"
-  tail -n 40 "$logs/test.log"
-  status=1
+if [[ "$steps" == *" test "* ]]; then
+  start=$(date +%s)
+  echo "fresh-machine-test: ./scripts/test.sh (log: $logs/test.log)"
+  if in_root test.log ./scripts/test.sh; then
+    echo "fresh-machine-test: test.sh passed ($(($(date +%s) - start)) s)"
+    grep -E 'tests passed|tests failed' "$logs/test.log" | tail -n 1
+  else
+    echo "fresh-machine-test: test.sh FAILED; the end of its log:"
+    tail -n 40 "$logs/test.log"
+    status=1
+  fi
 fi
-if [ "$status" -eq 0 ]; then
+if [ "$status" -eq 0 ] && [[ "$steps" == *" package "* ]]; then
   echo "fresh-machine-test: package.sh, apt install of the .deb, the installed programs (log: $logs/package.log)"
   if in_root package.log './scripts/package.sh && apt-get install -y -qq ./build/poslab_*_amd64.deb &&
       cd / && command -v poslab poslab-cli && poslab-cli probe >/tmp/probe.txt &&
@@ -125,5 +136,5 @@ if [ "$status" -eq 0 ]; then
     status=1
   fi
 fi
-[ "$status" -eq 0 ] && echo "fresh-machine-test: commit $commit passes on a clean $suite root"
+[ "$status" -eq 0 ] && echo "fresh-machine-test: commit $commit passes on a clean $suite root (steps:$steps)"
 exit "$status"
