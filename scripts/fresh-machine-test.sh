@@ -98,27 +98,27 @@ in_root() {  # in_root LOG COMMAND: runs COMMAND in the clean root as a login sh
     LANG=C.UTF-8 CCACHE_BASEDIR=/root/poslab /bin/bash -c "cd /root/poslab && $*" >"$logs/$log" 2>&1
 }
 
+run_step() {  # run_step NAME LOG TAIL_LINES: runs ./scripts/NAME.sh in the root, timed, and says how it ended
+  local name=$1 log=$2 tail_lines=$3 start
+  start=$(date +%s)
+  echo "fresh-machine-test: ./scripts/$name.sh (log: $logs/$log)"
+  if in_root "$log" "./scripts/$name.sh"; then
+    echo "fresh-machine-test: $name.sh passed ($(($(date +%s) - start)) s)"
+    return 0
+  fi
+  echo "fresh-machine-test: $name.sh FAILED; the end of its log:"
+  tail -n "$tail_lines" "$logs/$log"
+  return 1
+}
+
 status=0
 if [[ "$steps" == *" run "* ]]; then
-  start=$(date +%s)
-  echo "fresh-machine-test: ./scripts/run.sh (log: $logs/run.log)"
-  if in_root run.log ./scripts/run.sh; then
-    echo "fresh-machine-test: run.sh passed ($(($(date +%s) - start)) s)"
-  else
-    echo "fresh-machine-test: run.sh FAILED; the end of its log:"
-    tail -n 30 "$logs/run.log"
-    status=1
-  fi
+  run_step run run.log 30 || status=1
 fi
 if [[ "$steps" == *" test "* ]]; then
-  start=$(date +%s)
-  echo "fresh-machine-test: ./scripts/test.sh (log: $logs/test.log)"
-  if in_root test.log ./scripts/test.sh; then
-    echo "fresh-machine-test: test.sh passed ($(($(date +%s) - start)) s)"
+  if run_step test test.log 40; then
     grep -E 'tests passed|tests failed' "$logs/test.log" | tail -n 1
   else
-    echo "fresh-machine-test: test.sh FAILED; the end of its log:"
-    tail -n 40 "$logs/test.log"
     status=1
   fi
 fi
