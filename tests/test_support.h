@@ -3,7 +3,12 @@
 
 #include <ATen/ATen.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "encodings/encoding.h"
@@ -33,6 +38,29 @@ inline TrainConfig tinyKernelLmRun(const std::string& family, long long heads, l
   c.run.device = "cpu";
   return c;
 }
+
+// A folder of its own under the temporary directory for a test's files, removed with it.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(const std::string& name)
+      : dir_(std::filesystem::temp_directory_path() /
+             ("poslab_" + name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir_);
+  }
+  ~ScratchFolder() { std::filesystem::remove_all(dir_); }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  // Writes `bytes` to the file `name` in the folder (replacing it); its path.
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const auto path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path.string();
+  }
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 // Deterministic random (B, H, T, D) tensor in dtype.
 inline at::Tensor randomQK(long long B, long long H, long long T, long long D, at::ScalarType dtype,

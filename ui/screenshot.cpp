@@ -8,9 +8,11 @@
 #include <QSplitter>
 #include <QTimer>
 
+#include <cstdio>
 #include <ostream>
 
 #include "app_shell.h"
+#include "bridge/worker_adapter.h"
 #include "command_line_start.h"
 #include "explorer/explorer_controller.h"
 #include "io/atomic_file.h"
@@ -29,6 +31,7 @@ namespace {
 constexpr int kPollMs = 50;            // how often the wait checks whether the view has settled
 constexpr int kLessonDockWidth = 380;  // logical pixels added for the Lessons dock
 constexpr int kLeftColumnWidth = 380;  // the parameter column, as the window starts
+constexpr int kTrainingLineMs = 30000;  // a progress line while a screenshot's runs train
 
 // A short compare run that finishes in seconds on a CPU: enough to show every curve.
 void configureShortTraining(TrainingPanel* panel) {
@@ -124,7 +127,30 @@ QString takeScreenshot(const ScreenshotRequest& req) {
     if (!ownTrainingSetup) configureShortTraining(training);
     if (!training->allFinished()) training->play();
     if (training->runCount() == 0) return training->statusText();  // the setup was refused
-    finished = waitUntil([&] { return training->allFinished(); }, req.timeoutMs);
+    // A preset's runs train for minutes or hours: where they are, every kTrainingLineMs.
+    const long long steps = training->run(0)->spec().config.run.steps;
+    QElapsedTimer clock, sinceLine;
+    clock.start();
+    sinceLine.start();
+    finished = waitUntil(
+        [&] {
+          if (sinceLine.elapsed() >= kTrainingLineMs && !training->allFinished()) {
+            sinceLine.restart();
+            const long long step = training->stepCount();
+            QString line = QStringLiteral("poslab: training for the screenshot: step %1 of %2")
+                               .arg(step)
+                               .arg(steps);
+            if (step > 0)  // the steps' rate so far
+              line += QStringLiteral(", its steps' ETA %1 s (then its evaluation)")
+                          .arg(qRound64(static_cast<double>(clock.elapsed()) / 1000 /
+                                        static_cast<double>(step) *
+                                        static_cast<double>(steps - step)));
+            std::fprintf(stderr, "%s\n", qPrintable(line));
+          }
+          return training->allFinished();
+        },
+        req.timeoutMs);
+    if (const QString failure = training->runFailure(); !failure.isEmpty()) return failure;
     training->replot();
   } else {
     const auto shown = static_cast<ExplorerView>(view);

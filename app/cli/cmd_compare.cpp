@@ -106,7 +106,9 @@ void runAndReport(const ExperimentSpec& spec, bool json, const SweepSetup& setup
                 << "/runs: skipped\n";
     if (group) runs = (runs + group->worldSize() - 1) / group->worldSize();
     jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, runs)));
-    ExperimentProgressView view(spec.base.run.steps, jobs);
+    std::vector<RunWork> work;  // by plan index, for the ETA
+    for (const PlannedRun& p : planExperiment(spec)) work.push_back(plannedRunWork(p.config));
+    ExperimentProgressView view(spec.base.run.steps, jobs, std::move(work), runs);
     StopSignals stop;
     try {
       results = dist::runSweep(
@@ -202,6 +204,8 @@ void addRunCommand(CLI::App& app) {
     std::string families;
     std::string seeds;
     long long steps = 0;
+    long long evalSequences = 0;
+    std::string evalLengths;
     long long evalData = -1;
     double positionLr = 0;
     std::string device;
@@ -221,8 +225,14 @@ void addRunCommand(CLI::App& app) {
   cmd->add_option(
          "--steps", o->steps,
          "override the preset's step count (the evaluation at the preset's lengths still runs: "
-         "minutes for a paper preset on a CPU)")
+         "minutes for a paper preset on a CPU; --eval-sequences and --eval-lengths shorten it)")
       ->check(integerIn(1, kMaxTrainSteps));
+  cmd->add_option("--eval-sequences", o->evalSequences,
+                  "override the preset's sequences per evaluation length (run.eval_sequences); "
+                  "a quick look at a paper preset: --steps 1 --eval-sequences 8")
+      ->check(integerIn(1, 1LL << 30));
+  cmd->add_option("--eval-lengths", o->evalLengths,
+                  "override the preset's evaluation lengths (run.eval_lengths, comma-separated)");
   cmd->add_option("--eval-data", o->evalData,
                   "override the preset's evaluation sequence set (run.eval_data; 0 the usual)")
       ->check(integerIn(0, 1LL << 31));
@@ -258,7 +268,23 @@ void addRunCommand(CLI::App& app) {
       for (uint64_t s : spec.seeds) seedNames.push_back(std::to_string(s));
       requireDistinct(seedNames, "--seeds");
     }
-    if (o->steps > 0) spec.base.run.steps = o->steps;
+    // The options given over the preset, named in any refusal of what they changed.
+    std::string overrides;
+    auto given = [&](const std::string& option, const std::string& value) {
+      overrides += (overrides.empty() ? " with " : " ") + option + " " + value;
+    };
+    if (o->steps > 0) {
+      spec.base.run.steps = o->steps;
+      given("--steps", std::to_string(o->steps));
+    }
+    if (o->evalSequences > 0) {
+      spec.base.run.evalSequences = o->evalSequences;
+      given("--eval-sequences", std::to_string(o->evalSequences));
+    }
+    if (!o->evalLengths.empty()) {
+      spec.base.run.evalLengths = parseLengthList(o->evalLengths, "--eval-lengths");
+      given("--eval-lengths", o->evalLengths);
+    }
     if (o->evalData >= 0) spec.base.run.evalData = static_cast<uint64_t>(o->evalData);
     if (o->positionLr > 0) spec.base.optim.positionLrScale = o->positionLr;
     if (!o->device.empty()) spec.base.run.device = o->device;
@@ -269,7 +295,7 @@ void addRunCommand(CLI::App& app) {
                               " reads no text");
       spec.base.task.textFile = o->text;
     }
-    checkTrainable(spec, JsonPath{presetSource(file), ""});  // before anything trains
+    checkTrainable(spec, JsonPath{presetSource(file) + overrides, ""});  // before anything trains
     runAndReport(spec, o->json, o->sweep);
   });
 }

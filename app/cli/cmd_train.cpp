@@ -48,10 +48,16 @@ std::vector<EvalResult> evaluateShowingProgress(Trainer& trainer,
                                                 long long sequences,
                                                 const std::string& options = {}) {
   const long long perLength = sequences > 0 ? sequences : trainer.config().run.evalSequences;
-  ProgressBar bar("evaluation", perLength * static_cast<long long>(lengths.size()));
-  long long index = -1, current = -1;
-  // Refusals before the bar's first line, so that they stay the only line on stderr.
   const Task& task = trainer.evalTask();
+  // Sequence passes: kv-retrieval runs its sequences again at each distance point.
+  std::vector<long long> before;  // passes of the lengths before each
+  long long allPasses = 0;
+  for (long long L : lengths) {
+    before.push_back(allPasses);
+    allPasses += evaluationPasses(task, L) * perLength;
+  }
+  ProgressBar bar("evaluation", allPasses);
+  // Refusals before the bar's first line, so that they stay the only line on stderr.
   try {
     for (long long L : lengths) {
       if (L < task.minLength() || L > task.maxLength())
@@ -65,10 +71,10 @@ std::vector<EvalResult> evaluateShowingProgress(Trainer& trainer,
     throw InvalidArgument(options + ": " + e.what());
   }
   bar.updateCount(0, "sequences");  // at once: the first batch of a long length takes a while
-  auto r = trainer.evaluate(lengths, sequences, [&](long long L, long long done, long long) {
-    if (L != current) ++index, current = L;
-    bar.updateCount(index * perLength + done, "sequences (T = " + std::to_string(L) + ")");
-  });
+  auto r = trainer.evaluate(
+      lengths, sequences, [&](size_t index, long long L, long long done, long long) {
+        bar.updateCount(before[index] + done, "sequence passes (T = " + std::to_string(L) + ")");
+      });
   bar.finish();
   return r;
 }

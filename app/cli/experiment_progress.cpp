@@ -15,11 +15,31 @@ std::string runLabel(size_t index, size_t total, const RunResult& run) {
          std::to_string(run.seed);
 }
 
-ExperimentProgressView::ExperimentProgressView(long long stepsPerRun, int jobs)
+ExperimentProgressView::ExperimentProgressView(long long stepsPerRun, int jobs,
+                                               std::vector<RunWork> work, size_t runs)
     : stepsPerRun_(std::max(1LL, stepsPerRun)),
       jobs_(jobs),
       tty_(isatty(fileno(stderr)) != 0),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()),
+      work_(std::move(work)),
+      runs_(runs) {
+  double sum = 0;
+  for (const RunWork& w : work_) sum += w.total();
+  meanWork_ = work_.empty() ? 0 : sum / static_cast<double>(work_.size());
+}
+
+RunWork ExperimentProgressView::workOf(size_t index) const {
+  return index < work_.size() ? work_[index] : RunWork{};
+}
+
+double ExperimentProgressView::workDone(const Active& a, const RunWork& w) {
+  if (a.evaluating.empty())
+    return static_cast<double>(a.step) * w.perStep +
+           static_cast<double>(w.evaluationsAfter(a.step)) * w.perEvaluation;
+  // The evaluation after step evalStep, a fraction of the way: the ones before it are done.
+  const double before = static_cast<double>(std::max(0LL, w.evaluationsAfter(a.evalStep) - 1));
+  return static_cast<double>(a.evalStep) * w.perStep + (before + a.evalFraction) * w.perEvaluation;
+}
 
 ExperimentProgressView::Active& ExperimentProgressView::activeRun(size_t index, size_t total,
                                                                   const RunResult& run) {
@@ -90,6 +110,8 @@ void ExperimentProgressView::evaluation(size_t index, size_t total, const RunRes
   char part[200];
   std::snprintf(part, sizeof part, "eval T=%lld %.0f%%", at.length, 100 * frac);
   a.evaluating = part;
+  a.evalStep = at.step;
+  a.evalFraction = frac;
   if (tty_ && jobs_ > 1) {
     if (now - lastDraw_ > std::chrono::milliseconds(100)) {
       lastDraw_ = now;
@@ -115,14 +137,18 @@ void ExperimentProgressView::evaluation(size_t index, size_t total, const RunRes
 }
 
 void ExperimentProgressView::runDone(size_t index, size_t total, const RunResult& run) {
+  finishedWork_ += workOf(index).total();
   if (jobs_ <= 1) {
     active_.erase(index);
-    if (!run.error.empty()) {
-      if (bar_) bar_->finish();
-      bar_.reset();
+    ++finished_;
+    if (bar_) bar_->finish();
+    bar_.reset();
+    if (!run.error.empty())
       std::fprintf(stderr, "%s failed: %s\n", runLabel(index, total, run).c_str(),
                    run.error.c_str());
-    }
+    // The sweep's ETA after each run: the bar's counts only that run's steps.
+    if (finished_ < runs_) std::fprintf(stderr, "%s\n", experimentEta(total).c_str());
+    std::fflush(stderr);
     return;
   }
   auto it = active_.find(index);
@@ -150,16 +176,28 @@ void ExperimentProgressView::runDone(size_t index, size_t total, const RunResult
   if (tty_) drawLive(total);
 }
 
-std::string ExperimentProgressView::experimentEta(size_t total) const {
-  long long doneSteps = static_cast<long long>(finished_) * stepsPerRun_;
-  for (const auto& [index, a] : active_) doneSteps += a.step;
+std::string ExperimentProgressView::experimentEta(size_t /*total*/) const {
+  const size_t runs = std::max(runs_, finished_ + active_.size());
+  const size_t unstarted = runs - finished_ - active_.size();
+  // Work done here and left (RunWork: steps and evaluations by their estimated multiply-adds),
+  // the runs not started yet at the mean of the planned ones.
+  double done = finishedWork_, left = static_cast<double>(unstarted) * meanWork_;
+  for (const auto& [index, a] : active_) {
+    const RunWork w = workOf(index);
+    const double d = workDone(a, w);
+    done += d;
+    left += std::max(0.0, w.total() - d);
+  }
+  if (meanWork_ <= 0) {  // no estimate (a task that cannot be built here): steps only
+    done = static_cast<double>(finished_) * static_cast<double>(stepsPerRun_);
+    for (const auto& [index, a] : active_) done += static_cast<double>(a.step);
+    left = static_cast<double>(runs) * static_cast<double>(stepsPerRun_) - done;
+  }
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const long long allSteps = static_cast<long long>(total) * stepsPerRun_;
-  // Steps only: a run's evaluation is not in it (its own lines give its ETA).
-  const double eta = doneSteps > 0 ? elapsed / doneSteps * (allSteps - doneSteps) : 0;
+  const double eta = done > 0 ? elapsed / done * std::max(0.0, left) : 0;
   char text[96];
-  std::snprintf(text, sizeof text, "%zu/%zu runs done, ETA %.0fs", finished_, total, eta);
+  std::snprintf(text, sizeof text, "%zu/%zu runs done, ETA %.0fs", finished_, runs, eta);
   return text;
 }
 

@@ -53,9 +53,10 @@ std::uintmax_t openChecked(const std::string& path, const std::string& what,
 
 }  // namespace
 
-void checkInputFile(const std::string& path, const std::string& what, std::uintmax_t maxBytes) {
+std::uintmax_t checkInputFile(const std::string& path, const std::string& what,
+                              std::uintmax_t maxBytes) {
   FileDescriptor file{-1};
-  openChecked(path, what, maxBytes, file);
+  return openChecked(path, what, maxBytes, file);
 }
 
 std::string readInputFile(const std::string& path, const std::string& what,

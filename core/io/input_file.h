@@ -18,7 +18,9 @@ constexpr std::uintmax_t kMaxCheckpointBytes = 4ull << 30;  // model checkpoints
 // regular file, is larger than maxBytes, or cannot be read.
 std::string readInputFile(const std::string& path, const std::string& what,
                           std::uintmax_t maxBytes);
-// The same checks without reading the content (a corpus checked when a session loads).
-void checkInputFile(const std::string& path, const std::string& what, std::uintmax_t maxBytes);
+// The same checks without reading the content (a corpus checked when a session loads); returns
+// the file's size in bytes.
+std::uintmax_t checkInputFile(const std::string& path, const std::string& what,
+                              std::uintmax_t maxBytes);
 
 }  // namespace poslab

@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
-#include <tuple>
+#include <vector>
 
 #include "io/input_file.h"
 #include "tasks/task_common.h"
@@ -81,48 +81,68 @@ long long firstInvalidUtf8(const std::string& s) {
   return -1;
 }
 
-// The default corpus and a name for messages: exactly kDefaultCorpusFiles, in that order.
-std::pair<std::string, std::string> loadDefaultCorpus() {
-  namespace fs = std::filesystem;
-  const fs::path dir = kFortunesDir;
+// The corpus `config` names (its text file, or exactly kDefaultCorpusFiles in that order) and a
+// name for messages. With `read` false only the files are checked and their sizes summed (the
+// outline): `data` stays empty.
+struct Corpus {
+  std::string name;
   std::string data;
-  for (const char* name : kDefaultCorpusFiles) {
-    const fs::path file = dir / name;
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec))
-      throw Error("byte-lm: no default corpus: " + file.string() + " is missing",
-                  "install the Debian packages fortunes-min and fortunes (scripts/setup.sh does) "
-                  "or pass a UTF-8 text file");
-    data += readFile(file);
+  std::uintmax_t size = 0;  // bytes
+};
+Corpus openCorpus(const TaskConfig& config, bool read) {
+  namespace fs = std::filesystem;
+  Corpus corpus;
+  std::vector<fs::path> files;
+  if (config.textFile.empty()) {
+    const fs::path dir = kFortunesDir;
+    for (const char* name : kDefaultCorpusFiles) {
+      const fs::path file = dir / name;
+      std::error_code ec;
+      if (!fs::is_regular_file(file, ec))
+        throw Error("byte-lm: no default corpus: " + file.string() + " is missing",
+                    "install the Debian packages fortunes-min and fortunes (scripts/setup.sh "
+                    "does) or pass a UTF-8 text file");
+      files.push_back(file);
+    }
+    corpus.name = dir.string() + "/* of fortunes-min and fortunes (default corpus)";
+  } else {
+    files = {config.textFile};
+    corpus.name = config.textFile;
   }
-  return {data, dir.string() + "/* of fortunes-min and fortunes (default corpus)"};
+  for (const fs::path& file : files) {
+    if (read)
+      corpus.data += readFile(file);
+    else
+      corpus.size += checkInputFile(file.string(), "byte-lm: text file", kMaxTextInputBytes);
+  }
+  if (read) corpus.size = corpus.data.size();
+  return corpus;
 }
 
 class ByteLmTask : public Task {
  public:
-  explicit ByteLmTask(const TaskConfig& config) {
+  // `outline`: the corpus's size only, no bytes (TaskInfo::makeOutline); sample() throws.
+  ByteLmTask(const TaskConfig& config, bool outline) : outline_(outline) {
     const TaskOptions opts("byte-lm", config.options, {{"split", 0}});
     const bool eval = opts.getInt("split", 0, 1) == 1;
-    std::string data;
-    if (config.textFile.empty()) {
-      std::tie(data, name_) = loadDefaultCorpus();
-    } else {
-      name_ = config.textFile;
-      data = readFile(config.textFile);
+    Corpus corpus = openCorpus(config, !outline);
+    name_ = corpus.name;
+    if (corpus.size == 0) throw InvalidArgument("byte-lm: text file '" + name_ + "' is empty");
+    if (!outline) {
+      const long long bad = firstInvalidUtf8(corpus.data);
+      if (bad >= 0)
+        throw InvalidArgument("byte-lm: text file '" + name_ + "' is not valid UTF-8 (byte " +
+                                  std::to_string(bad) + ")",
+                              "pick a UTF-8 text file");
     }
-    if (data.empty()) throw InvalidArgument("byte-lm: text file '" + name_ + "' is empty");
-    const long long bad = firstInvalidUtf8(data);
-    if (bad >= 0)
-      throw InvalidArgument("byte-lm: text file '" + name_ + "' is not valid UTF-8 (byte " +
-                                std::to_string(bad) + ")",
-                            "pick a UTF-8 text file");
-    const size_t split =
-        static_cast<size_t>(static_cast<double>(data.size()) * (1 - kEvalFraction));
+    const auto split =
+        static_cast<std::uintmax_t>(static_cast<double>(corpus.size) * (1 - kEvalFraction));
     splitName_ = eval ? "eval split (last 10%)" : "train split (first 90%)";
-    bytes_ = eval ? data.substr(split) : data.substr(0, split);
-    if (bytes_.size() < 2)
+    splitBytes_ = eval ? corpus.size - split : split;
+    if (!outline) bytes_ = eval ? corpus.data.substr(split) : corpus.data.substr(0, split);
+    if (splitBytes_ < 2)
       throw InvalidArgument("byte-lm: text file '" + name_ + "' is too short: its " + splitName_ +
-                            " has " + std::to_string(bytes_.size()) +
+                            " has " + std::to_string(splitBytes_) +
                             " bytes, fewer than the 2 a sequence of length 1 needs");
   }
 
@@ -130,14 +150,17 @@ class ByteLmTask : public Task {
   long long vocabSize() const override { return 256; }
   bool hasAccuracy() const override { return false; }
   long long minLength() const override { return 1; }
-  long long maxLength() const override { return static_cast<long long>(bytes_.size()) - 1; }
+  long long maxLength() const override { return static_cast<long long>(splitBytes_) - 1; }
 
   Batch sample(long long batch, long long length, uint64_t seed) const override {
+    if (outline_)
+      throw Error("byte-lm: the outline of the task over '" + name_ + "' has no bytes to sample",
+                  "build the task with makeTask");
     if (length > maxLength() && length >= minLength())
       throw InvalidArgument(
           "byte-lm: text file '" + name_ + "' is too short for length " + std::to_string(length) +
               ": a sequence needs " + std::to_string(length + 1) + " bytes and its " + splitName_ +
-              " has " + std::to_string(bytes_.size()),
+              " has " + std::to_string(splitBytes_),
           "allowed lengths [1, " + std::to_string(maxLength()) + "]; use a longer file");
     checkSampleArgs(*this, batch, length);
     Batch out = emptyBatch(batch, length);
@@ -156,9 +179,11 @@ class ByteLmTask : public Task {
   }
 
  private:
-  std::string name_;       // the file (or the default corpus) for messages
-  std::string splitName_;  // "train split ..." or "eval split ..."
-  std::string bytes_;      // this split's bytes
+  bool outline_ = false;
+  std::string name_;              // the file (or the default corpus) for messages
+  std::string splitName_;         // "train split ..." or "eval split ..."
+  std::uintmax_t splitBytes_ = 0;  // this split's size
+  std::string bytes_;             // this split's bytes (empty in the outline)
 };
 
 }  // namespace
@@ -178,7 +203,10 @@ std::string defaultCorpusDescription() {
 
 namespace {
 std::unique_ptr<Task> makeByteLmTask(const TaskConfig& config) {
-  return std::make_unique<ByteLmTask>(config);
+  return std::make_unique<ByteLmTask>(config, /*outline=*/false);
+}
+std::unique_ptr<Task> makeByteLmOutline(const TaskConfig& config) {
+  return std::make_unique<ByteLmTask>(config, /*outline=*/true);
 }
 }  // namespace
 
@@ -187,6 +215,7 @@ const TaskInfo& byteLmTaskInfo() {
     TaskInfo i;
     i.id = "byte-lm";
     i.make = makeByteLmTask;  // "split" is internal: no option a form shows
+    i.makeOutline = makeByteLmOutline;
     i.takesText = true;
     i.defaultTrainLength = 128;
     i.evaluationOptions = {{"split", 1}};  // the held-out last 10% of the text

@@ -69,5 +69,10 @@ std::unique_ptr<Task> makeTask(const TaskConfig& config);
 // TaskInfo::evaluationOptions over its options (byte-lm: split = 1, the held-out last 10% of the
 // text; the others: none).
 std::unique_ptr<Task> makeEvaluationTask(const TaskConfig& config);
+// The same two without reading any data (TaskInfo::makeOutline): vocabulary, lengths, distances
+// and kernels as the built task's, for budgets and load checks; sample() throws. A text task's
+// file is only checked by its size (its UTF-8 is checked when the run builds the task).
+std::unique_ptr<Task> makeTaskOutline(const TaskConfig& config);
+std::unique_ptr<Task> makeEvaluationTaskOutline(const TaskConfig& config);
 
 }  // namespace poslab

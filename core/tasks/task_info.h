@@ -31,6 +31,10 @@ struct TaskCapabilities {
 struct TaskInfo {
   std::string id;  // "kernel-lm"
   std::unique_ptr<Task> (*make)(const TaskConfig&) = nullptr;
+  // The task without its data, for plans and checks on a thread that must not read a corpus (the
+  // window's UI thread): everything but sample() answers as make()'s task would, lengths from
+  // the file's size; sample() throws. Null: make() reads nothing, so it serves.
+  std::unique_ptr<Task> (*makeOutline)(const TaskConfig&) = nullptr;
   // The options a form shows (TaskConfig::options), defaults computed for the config; empty: none.
   std::vector<TaskOptionSpec> (*optionSpecs)(const TaskConfig&) = nullptr;
   std::vector<std::string> kernelChoices;  // TaskConfig::kernel's names; empty: takes no kernel

@@ -49,11 +49,28 @@ std::unique_ptr<Task> makeTask(const TaskConfig& config) {
   return taskInfo(config.id).make(config);
 }
 
+namespace {
+TaskConfig evaluationConfig(const TaskInfo& info, TaskConfig config) {
+  for (const auto& [name, value] : info.evaluationOptions) config.options[name] = value;
+  return config;
+}
+std::unique_ptr<Task> makeOutlineOf(const TaskInfo& info, const TaskConfig& config) {
+  return (info.makeOutline ? info.makeOutline : info.make)(config);
+}
+}  // namespace
+
 std::unique_ptr<Task> makeEvaluationTask(const TaskConfig& config) {
   const TaskInfo& info = taskInfo(config.id);
-  TaskConfig evaluation = config;
-  for (const auto& [name, value] : info.evaluationOptions) evaluation.options[name] = value;
-  return info.make(evaluation);
+  return info.make(evaluationConfig(info, config));
+}
+
+std::unique_ptr<Task> makeTaskOutline(const TaskConfig& config) {
+  return makeOutlineOf(taskInfo(config.id), config);
+}
+
+std::unique_ptr<Task> makeEvaluationTaskOutline(const TaskConfig& config) {
+  const TaskInfo& info = taskInfo(config.id);
+  return makeOutlineOf(info, evaluationConfig(info, config));
 }
 
 }  // namespace poslab

@@ -74,10 +74,8 @@ RunEnd trainRun(const PlannedRun& p, RunResult& r,
     EvaluationProgress at;
     at.step = step;
     at.lengthCount = lengths.size();
-    long long lastDone = -1;
-    return trainer.evaluate(lengths, 0, [&](long long L, long long done, long long n) {
-      if (lastDone >= 0 && done <= lastDone) ++at.lengthIndex;  // a new length starts again at 0
-      lastDone = done;
+    return trainer.evaluate(lengths, 0, [&](size_t index, long long L, long long done, long long n) {
+      at.lengthIndex = index;
       at.length = L;
       at.done = done;
       at.perLength = n;

@@ -139,7 +139,23 @@ void checkTrainingFits(const TrainConfig& c, long long vocab) {
                           "use a shorter train_length, a smaller batch or a smaller model");
 }
 
-double trainingWorkCost(const TrainConfig& c, const Task& task) {
+long long RunWork::evaluationsAfter(long long stepsDone) const {
+  // After every multiple of evalEvery and after the last step (isEvaluationStep).
+  const long long done = std::clamp(stepsDone, 0LL, steps);
+  if (evalEvery <= 0) return done == steps ? 1 : 0;
+  return done / evalEvery + (done == steps && steps % evalEvery != 0 ? 1 : 0);
+}
+
+long long RunWork::evaluations() const {
+  return evaluationsAfter(steps);
+}
+
+double RunWork::total() const {
+  return static_cast<double>(steps) * perStep +
+         static_cast<double>(evaluations()) * perEvaluation;
+}
+
+RunWork runWork(const TrainConfig& c, const Task& task) {
   const long long vocab = task.vocabSize();
   long long longest = c.task.trainLength;
   for (long long t : c.task.trainLengths) longest = std::max(longest, t);
@@ -154,12 +170,26 @@ double trainingWorkCost(const TrainConfig& c, const Task& task) {
     evaluation += evaluationCost(c.model, vocab, L, evaluationPasses(task, L) * c.run.evalSequences,
                                  c.run.evalTokensPerBatch)
                       .work;
-  // After every multiple of evalEvery and after the last step (isEvaluationStep).
-  const long long every = c.run.evalEvery;
-  const double evaluations =
-      every > 0 ? static_cast<double>(c.run.steps / every + (c.run.steps % every != 0 ? 1 : 0)) : 1;
-  const double steps = static_cast<double>(c.run.steps);
-  return steps * step + evaluations * evaluation;
+  RunWork work;
+  work.perStep = step;
+  work.perEvaluation = evaluation;
+  work.steps = c.run.steps;
+  work.evalEvery = c.run.evalEvery;
+  return work;
+}
+
+double trainingWorkCost(const TrainConfig& c, const Task& task) {
+  return runWork(c, task).total();
+}
+
+RunWork plannedRunWork(const TrainConfig& config) {
+  TaskConfig t = config.task;
+  t.headDim = config.model.headDim();  // as the trainer builds it (kernel-lm's omega)
+  try {
+    return runWork(config, *makeEvaluationTaskOutline(t));
+  } catch (const std::exception&) {
+    return {};  // not a question of work: building the run says what is wrong
+  }
 }
 
 void checkTrainingWorkFits(const TrainConfig& c, const Task& task) {
@@ -184,8 +214,8 @@ std::string trainingRunBudgetProblem(const TrainConfig& config) {
   t.headDim = config.model.headDim();  // as the trainer builds it (kernel-lm's omega)
   std::unique_ptr<Task> task, evalTask;
   try {
-    task = makeTask(t);
-    evalTask = makeEvaluationTask(t);
+    task = makeTaskOutline(t);  // nothing read: the window asks this on its UI thread
+    evalTask = makeEvaluationTaskOutline(t);
   } catch (const std::exception&) {
     return {};  // not a question of work: building the run says what is wrong
   }

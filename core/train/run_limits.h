@@ -78,6 +78,23 @@ void checkTrainingFits(const TrainConfig& config, long long vocab);
 constexpr double kTrainWorkBudget = 5e14;         // multiply-adds of one run, CPU: about a day
 constexpr double kTrainWorkBudgetCuda = 1.25e17;  // the same, x250, on a CUDA device
 double trainingWorkCost(const TrainConfig& config, const Task& task);
+// The same estimate by parts, as a sweep's progress weighs its ETA with it (an evaluation of
+// minutes at a paper's lengths counts as what it is, not as nothing): multiply-adds of one
+// training step and of one evaluation over all its lengths (passes included), and when the run
+// evaluates (after every evalEvery steps and after the last). trainingWorkCost is total().
+struct RunWork {
+  double perStep = 0;        // multiply-adds
+  double perEvaluation = 0;  // multiply-adds
+  long long steps = 0;
+  long long evalEvery = 0;
+  long long evaluations() const;
+  long long evaluationsAfter(long long stepsDone) const;  // at steps <= stepsDone
+  double total() const;
+};
+RunWork runWork(const TrainConfig& config, const Task& task);
+// runWork of a planned run from its task's outline (nothing read); no work (zeros) when its task
+// cannot be built. Never throws.
+RunWork plannedRunWork(const TrainConfig& config);
 // Throws InvalidArgument when trainingWorkCost exceeds the budget of config's device (times
 // limits/work_budget.h's scale); the message names the steps, the batch, the length, the estimate
 // and the budget.
@@ -90,7 +107,8 @@ void checkTrainingWorkFits(const TrainConfig& config, const Task& task);
 // throws: empty when `config` fits (or its task cannot be built: building the run says what is
 // wrong); else one line naming the form's controls, then the estimate and the budget: "steps,
 // batch and train length: 1000000 steps of batch 8 at length 1024 need about 9e+14 multiply-adds,
-// over the budget of 5e+14 on a CPU (...)".
+// over the budget of 5e+14 on a CPU (...)". Reads no data (makeTaskOutline: a byte-lm corpus is
+// only sized), so the window may ask it on its UI thread.
 std::string trainingRunBudgetProblem(const TrainConfig& config);
 
 }  // namespace poslab

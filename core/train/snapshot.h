@@ -32,6 +32,13 @@ enum class SnapshotEvent {
   Reset,     // a fresh model at step 0 (its initial position parameters)
   Diverged,  // the step failed (non-finite loss or gradient) and the worker paused itself
   Notice,    // no new step: a message only (e.g. a parameter could not be set)
+  // The run could not be built (its task's data, its model): the message says why. The worker
+  // holds no trainer and takes no step until a reset builds one.
+  Failed,
+  // No new step: the evaluation after the run's last step is under way (minutes at a paper's
+  // lengths); `message` says where ("evaluation after step 1200: T = 8192 (length 4 of 4), 12/32
+  // sequences"), `evaluationDone` how much of it is done. At most one a second; step is 0.
+  Evaluating,
 };
 
 struct Snapshot {
@@ -49,6 +56,7 @@ struct Snapshot {
   std::vector<std::map<std::string, std::vector<double>>> positionLayers;
   std::vector<EvalResult> eval;  // filled on evaluation steps
   std::string message;           // for people: why the run stopped, what failed (may be empty)
+  double evaluationDone = NAN;   // Evaluating: the fraction of the evaluation done, 0..1
 };
 
 }  // namespace poslab

@@ -67,7 +67,7 @@ void checkLengthRange(const Task& task, long long length, const JsonPath& at,
 }
 
 // The task of one planned run: id, kernel, options, text, lengths and the evaluation.
-void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
+void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths, CorpusCheck corpus) {
   const TaskConfig& t = cfg.task;
   const std::vector<std::string> ids = taskIds();
   if (std::find(ids.begin(), ids.end(), t.id) == ids.end())
@@ -105,8 +105,9 @@ void checkTask(const TrainConfig& cfg, const TaskFieldPaths& paths) {
       taskTakesText(t.id) && !t.textFile.empty() ? paths.of("text_file") : paths.config.key("task");
   std::unique_ptr<Task> task, evalTask;
   atField(taskAt, [&] {
-    task = makeTask(built);
-    evalTask = makeEvaluationTask(built);
+    const bool read = corpus == CorpusCheck::Read;
+    task = read ? makeTask(built) : makeTaskOutline(built);
+    evalTask = read ? makeEvaluationTask(built) : makeEvaluationTaskOutline(built);
   });
   checkLengthRange(*task, t.trainLength, paths.config.key("task").key("train_length"),
                    "training sequences");
@@ -167,7 +168,7 @@ void checkDevice(const RunConfig& run, const JsonPath& at) {
 
 }  // namespace
 
-void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
+void checkTrainable(const ExperimentSpec& spec, const JsonPath& at, CorpusCheck corpus) {
   const JsonPath config = at.key("config");
   spec.base.validate(config);
   checkDevice(spec.base.run, config.key("run").key("device"));
@@ -183,7 +184,7 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
                          at.key("variants").index(v)};
     TrainConfig cfg = spec.base;
     applyTaskVariant(variants[v], cfg);
-    checkTask(cfg, paths);
+    checkTask(cfg, paths, corpus);
     // The PJ sector choices of this variant, per family (the "auto" inits read its teacher).
     const JsonPath modelAt =
         variants[v].count("sectors") ? paths.variantAt.key("sectors") : config.key("model");
@@ -218,10 +219,10 @@ void checkTrainable(const ExperimentSpec& spec, const JsonPath& at) {
   atField(config.key("model").key("pinned"), [&] { checkExperimentPins(spec); });
 }
 
-void checkTrainable(const TrainConfig& config, const JsonPath& at) {
+void checkTrainable(const TrainConfig& config, const JsonPath& at, CorpusCheck corpus) {
   config.validate(at);
   checkDevice(config.run, at.key("run").key("device"));
-  checkTask(config, TaskFieldPaths{at, nullptr, {}});
+  checkTask(config, TaskFieldPaths{at, nullptr, {}}, corpus);
   checkFamily(config, {}, {}, at);
   atField(at.key("model").key("pinned"),
           [&] { checkPinsApply(config.model, config.task.trainLength); });

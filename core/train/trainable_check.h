@@ -25,10 +25,18 @@ struct JsonPath;  // io/json_fields.h
 // - the evaluation: each length (empty: the train length) one the task can generate and within the
 //   work and memory budgets of run_limits.h;
 // - the device: cuda only where LibTorch sees a CUDA device.
-// The model is not built and nothing is trained; byte-lm reads its text once.
-void checkTrainable(const ExperimentSpec& spec, const JsonPath& at);
+// The model is not built and nothing is trained; byte-lm reads its text once (Read).
+//
+// How a text task's corpus is checked. Read: it is read and its UTF-8 checked (the CLI, before a
+// run). Size: only the file is checked (regular, readable, under its limit) and the lengths
+// against its size, nothing read (the window, whose checks run on its UI thread: the run reads
+// the corpus on its own thread when it starts and says there what is wrong with it).
+enum class CorpusCheck { Read, Size };
+void checkTrainable(const ExperimentSpec& spec, const JsonPath& at,
+                    CorpusCheck corpus = CorpusCheck::Read);
 
 // One config (train, eval, a config.json): field paths below `at` ("run.device", "task.kernel").
-void checkTrainable(const TrainConfig& config, const JsonPath& at);
+void checkTrainable(const TrainConfig& config, const JsonPath& at,
+                    CorpusCheck corpus = CorpusCheck::Read);
 
 }  // namespace poslab

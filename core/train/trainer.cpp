@@ -238,6 +238,9 @@ const TrainConfig& Trainer::config() const {
 std::string Trainer::deviceName() const {
   return s_->device.str();
 }
+std::string Trainer::deviceNameFor(const std::string& device) {
+  return chooseDevice(device).str();
+}
 long long Trainer::parameterCount() const {
   return s_->model->parameterCount();
 }
@@ -357,7 +360,8 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
       throw EvaluationStopped("evaluation stopped at length " + std::to_string(L));
   };
   std::vector<EvalResult> out;
-  for (long long L : lengths) {
+  for (size_t lengthIndex = 0; lengthIndex < lengths.size(); ++lengthIndex) {
+    const long long L = lengths[lengthIndex];
     if (L < s.evalTask->minLength() || L > s.evalTask->maxLength()) {
       throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
                                 s.task->id() + " can generate",
@@ -391,6 +395,8 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     }
     FinalQueryAttentionSums spread;
     double lossSum = 0, lossCount = 0, hits = 0, answers = 0;
+    const std::vector<long long> distances = s.evalTask->accuracyDistances(L);
+    const long long passes = total * (1 + static_cast<long long>(distances.size()));
     for (long long done = 0, i = 0; done < total; done += bs, ++i) {
       stopIfAsked(L);
       const long long n = std::min(bs, total - done);
@@ -408,7 +414,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
         hits += (logits.argmax(-1) == b.targets).logical_and(b.answer).sum().item<double>();
         answers += b.answer.sum().item<double>();
       }
-      if (progress) progress(L, done + n, total);
+      if (progress) progress(lengthIndex, L, done + n, passes);
     }
     stopRecording.now();
     EvalResult r;
@@ -419,7 +425,9 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
     r.accuracy = (s.task->hasAccuracy() && answers > 0) ? hits / answers : NAN;
     // Accuracy against distance (kv-retrieval, as the paper reports it): as many sequences again
     // at each of the task's distance points, every one with its key that far back.
-    for (long long dist : s.evalTask->accuracyDistances(L)) {
+    for (size_t k = 0; k < distances.size(); ++k) {
+      const long long dist = distances[k];
+      const long long before = total * static_cast<long long>(k + 1);  // passes already done
       double distHits = 0, distAnswers = 0;
       for (long long done = 0, i = 0; done < total; done += bs, ++i) {
         stopIfAsked(L);
@@ -429,6 +437,7 @@ std::vector<EvalResult> Trainer::evaluate(const std::vector<long long>& lengths,
         torch::Tensor logits = s.model->forward(b.tokens);
         distHits += (logits.argmax(-1) == b.targets).logical_and(b.answer).sum().item<double>();
         distAnswers += b.answer.sum().item<double>();
+        if (progress) progress(lengthIndex, L, before + done + n, passes);
       }
       if (distAnswers > 0) r.accuracyByDistance[dist] = distHits / distAnswers;
     }

@@ -40,8 +40,12 @@ struct OrderLoo {
   double lossIncrease = 0;
 };
 
-// Called after each evaluation batch: the length, sequences done at it, sequences per length.
-using EvalProgress = std::function<void(long long length, long long done, long long total)>;
+// Called after each evaluation batch: which of the lengths (0-based, in the order asked), the
+// length, sequence passes done at it, and passes at it: the sequences per length times
+// evaluationPasses (run_limits.h: kv-retrieval runs its sequences again at each distance point),
+// so that progress and ETAs count every pass.
+using EvalProgress = std::function<void(size_t lengthIndex, long long length, long long done,
+                                        long long total)>;
 
 // Asked before every evaluation batch: true ends the evaluation at once with EvaluationStopped.
 // A stop request (SIGINT or SIGTERM in a sweep) then acts within one batch, not after an
@@ -110,6 +114,10 @@ class Trainer {
   long long stepCount() const;
   const TrainConfig& config() const;
   std::string deviceName() const;
+  // The device a run asking for `device` ("auto", "cpu", "cuda") trains on, as a trainer would
+  // choose it, without building one ("cpu", "cuda:0"). Throws InvalidArgument for cuda without
+  // CUDA.
+  static std::string deviceNameFor(const std::string& device);
   long long parameterCount() const;
   long long vocabSize() const;
 

@@ -1,17 +1,47 @@
 #include "train/training_worker.h"
 
+#include <chrono>
 #include <exception>
 #include <future>
+#include <string>
+#include <vector>
 
 #include "train/training_loop.h"
+#include "util/error.h"
 
 namespace poslab {
 
 TrainingWorker::TrainingWorker(TrainConfig config, Callback onSnapshot)
-    : config_(std::move(config)),
-      onSnapshot_(std::move(onSnapshot)),
-      trainer_(std::make_unique<Trainer>(config_)) {
-  thread_ = std::thread([this] { loop(); });
+    : config_(std::move(config)), onSnapshot_(std::move(onSnapshot)) {
+  config_.validate();
+  thread_ = std::thread([this] {
+    build();
+    loop();
+  });
+}
+
+bool TrainingWorker::build() {
+  trainer_.reset();  // before the new one: two models of a large config need not fit together
+  try {
+    trainer_ = std::make_unique<Trainer>(config_);
+    buildError_.clear();
+    return true;
+  } catch (const std::exception& e) {
+    buildError_ = e.what();
+  } catch (...) {
+    buildError_ = "unknown error";
+  }
+  playing_ = false;
+  Snapshot snap;
+  snap.event = SnapshotEvent::Failed;
+  snap.message = "cannot build the run: " + buildError_;
+  if (onSnapshot_) onSnapshot_(snap);
+  return false;
+}
+
+Trainer& TrainingWorker::trainer() {
+  if (!trainer_) throw Error("the run has no model: cannot build the run: " + buildError_);
+  return *trainer_;
 }
 
 TrainingWorker::TrainingWorker(std::unique_ptr<Trainer> trainer, Callback onSnapshot)
@@ -86,7 +116,7 @@ void TrainingWorker::withTrainer(const std::function<void(Trainer&)>& job) {
     if (stopping_) throw Error("the training worker has stopped");
     jobs_.push_back([this, job, done] {
       try {
-        job(*trainer_);
+        job(trainer());
         done->set_value();
       } catch (...) {
         done->set_exception(std::current_exception());
@@ -104,7 +134,7 @@ bool TrainingWorker::post(std::function<void(Trainer&)> job,
     if (stopping_) return false;
     jobs_.push_back([this, job = std::move(job), onError = std::move(onError)] {
       try {
-        job(*trainer_);
+        job(trainer());
       } catch (const std::exception& e) {
         if (onError) onError(e.what());
       } catch (...) {
@@ -126,9 +156,28 @@ void TrainingWorker::doStep() {
   // window's Stop, new runs replacing these) ends an evaluation before its next batch, so that
   // the UI thread joining the worker does not wait for a long evaluation.
   trainer_->setEvaluationStop([this] { return stopping_.load(); });
-  callbacks.evaluate = [](Trainer& trainer, Snapshot& snap) {
+  callbacks.evaluate = [this](Trainer& trainer, Snapshot& snap) {
+    const std::vector<long long>& lengths = trainer.config().run.evalLengths;
+    const long long step = trainer.stepCount();
+    auto lastNotice = std::chrono::steady_clock::now();  // the first after one interval
+    // Where the evaluation is, at most once per interval (a paper's lengths take minutes).
+    const EvalProgress progress = [&](size_t index, long long L, long long done, long long total) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!onSnapshot_ || now - lastNotice < evaluationNotice_) return;
+      lastNotice = now;
+      Snapshot note;
+      note.event = SnapshotEvent::Evaluating;
+      note.evaluationDone = (static_cast<double>(index) + static_cast<double>(done) /
+                                                              static_cast<double>(total)) /
+                            static_cast<double>(lengths.size());
+      note.message = "evaluation after step " + std::to_string(step) + ": T = " +
+                     std::to_string(L) + " (length " + std::to_string(index + 1) + " of " +
+                     std::to_string(lengths.size()) + "), " + std::to_string(done) + "/" +
+                     std::to_string(total) + " sequences";
+      onSnapshot_(note);
+    };
     try {
-      snap.eval = trainer.evaluate(trainer.config().run.evalLengths);
+      snap.eval = trainer.evaluate(lengths, 0, progress);
     } catch (const EvaluationStopped&) {
       // stopping: nothing sees this snapshot's evaluation
     } catch (const std::exception& e) {
@@ -171,8 +220,8 @@ void TrainingWorker::loop() {
     if (job) {
       job();
     } else if (doReset) {
-      trainer_ = std::make_unique<Trainer>(config_);
       step_ = 0;
+      if (!build()) continue;  // its Failed snapshot said why
       Snapshot snap;
       snap.event = SnapshotEvent::Reset;
       snap.message = "reset";
@@ -180,6 +229,10 @@ void TrainingWorker::loop() {
       snap.position = meanOverLayers(snap.positionLayers);
       if (onSnapshot_) onSnapshot_(snap);
     } else if (doOne || playing_) {
+      if (!trainer_) {  // the build failed: nothing to step
+        playing_ = false;
+        continue;
+      }
       if (isFinalStep(config_.run, trainer_->stepCount())) {
         playing_ = false;
         continue;

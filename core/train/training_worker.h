@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -20,7 +21,11 @@ class TrainingWorker {
  public:
   using Callback = std::function<void(const Snapshot&)>;
 
-  // Builds the trainer now (config errors throw here) and starts the thread, paused.
+  // Checks the config now (TrainConfig::validate throws here) and starts the thread, paused; the
+  // thread builds the trainer first (a byte-lm corpus is read there, a model initialised: seconds
+  // that must not block a UI thread). A build that fails sends one Snapshot with event Failed and
+  // the reason; the worker then takes no step (play and stepOnce do nothing, jobs get the reason)
+  // until reset() builds it again. stop() waits for a build in progress.
   TrainingWorker(TrainConfig config, Callback onSnapshot);
   // Takes over a trainer that already exists (e.g. Trainer::fromCheckpoint): stepCount() starts
   // at trainer->stepCount() and play() continues exactly where that trainer stands, up to
@@ -32,6 +37,13 @@ class TrainingWorker {
   static std::unique_ptr<TrainingWorker> fromCheckpoint(const std::string& path,
                                                         Callback onSnapshot);
   ~TrainingWorker();
+  // Evaluating snapshots (where a long evaluation is) come at most this often.
+  static constexpr std::chrono::milliseconds kEvaluationNotice{1000};
+  // Another interval (0: one after every evaluation batch, for tests); set before play or step.
+  void setEvaluationNoticeInterval(std::chrono::milliseconds interval) {
+    evaluationNotice_ = interval;
+  }
+
   TrainingWorker(const TrainingWorker&) = delete;
   TrainingWorker& operator=(const TrainingWorker&) = delete;
 
@@ -61,10 +73,16 @@ class TrainingWorker {
  private:
   void loop();
   void doStep();
+  // Builds trainer_ from config_ (the constructor's thread start and reset); on failure trainer_
+  // stays null and a Failed snapshot says why. False when it failed.
+  bool build();
+  // The trainer a job runs on; throws Error with the build's reason when there is none.
+  Trainer& trainer();
 
   TrainConfig config_;
   Callback onSnapshot_;
-  std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<Trainer> trainer_;  // null until built, and after a failed build
+  std::string buildError_;            // why the last build failed (worker thread only)
   std::mutex mutex_;
   std::condition_variable wake_;
   std::atomic<bool> playing_{false};
@@ -73,6 +91,7 @@ class TrainingWorker {
   int pendingSteps_ = 0;                    // guarded by mutex_
   bool resetRequested_ = false;             // guarded by mutex_
   std::deque<std::function<void()>> jobs_;  // guarded by mutex_
+  std::chrono::milliseconds evaluationNotice_ = kEvaluationNotice;
   std::thread thread_;
 };
 

@@ -45,7 +45,8 @@
 #  every token counted), response, pope-usage, norms, kernel, attention,
 #  probe and --budget (refused10 cases), p0 the run-directory
 #  lock (lock-*), the cut metrics line on --resume, stale temporaries, ulimit -f, --position-lr
-#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, lessons
+#  nan, duplicate seeds/families, response --lags 1, train --resume --out, WORLD_SIZE, the quick
+#  look at a paper preset (run --steps 1 --eval-sequences --eval-lengths; run-eval-*), lessons
 #  the GUI refuses (lesson-*: family, values, views, tab, types, fields, the shown view's work:
 #  lesson-work-*, a training step over the whole-run budget: lesson-work-training); diagnose's budgets (diagnose-*); p2 progress with an ETA and SIGTERM within a
 #  second (eval-progress, response-progress, diagnose-*-progress); p4 ulimit -u (OpenBLAS, the
@@ -379,6 +380,22 @@ ls -a "$tmp/fsize" 2>/dev/null | grep -q "tmp-" && fail "ulimit -f left a tempor
 # p0 the smaller cases.
 expect_error position-lr-nan "--position-lr: 'nan' must be a number in" \
   "$cli" run --preset jordan-kernel-lm --position-lr nan
+# `run --preset jordan-kernel-lm-paper --steps 1 --seeds 0`, a quick look, took 504 s: --steps
+# shortens only the training; --eval-sequences and --eval-lengths shorten the evaluation, and a
+# refusal of what they changed names them.
+timeout 300 "$cli" run --preset jordan-kernel-lm-paper --steps 1 --seeds 0 --families rope \
+  --eval-sequences 2 --eval-lengths 1024 --json > "$tmp/quick.json" 2> "$tmp/err" &&
+  python3 - "$tmp/quick.json" << 'PY' && ok || fail "quick look at a paper preset: $(tail -c 300 "$tmp/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = d["results"]
+assert len(runs) == 1 and runs[0]["family"] == "rope" and runs[0]["seed"] == 0, runs
+assert [e["length"] for e in runs[0]["eval"]] == [1024], runs[0]["eval"]
+PY
+refused10 run-eval-lengths-budget "preset file '.*jordan-kernel-lm-paper.json' with --eval-lengths 4000000: field 'config.run.eval_lengths\[0\]'" \
+  "$cli" run --preset jordan-kernel-lm-paper --eval-lengths 4000000
+expect_error run-eval-sequences-0 "--eval-sequences: '0' must be a whole number in" \
+  "$cli" run --preset jordan-kernel-lm-paper --eval-sequences 0
 preset_refused dup-seed "'seeds\[1\]' repeats seed 0 \(also at \[0\]\)" 'd["seeds"] = [0, 0]'
 preset_refused dup-family "'families\[1\]' repeats family \"rope\"" 'd["families"] = ["rope", "rope"]'
 refused10 response-lags-1 "--lags: '1' must be a whole number in \[2, " \

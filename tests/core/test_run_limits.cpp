@@ -5,7 +5,9 @@
 
 #include <ATen/Context.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "model/pin_check.h"
 #include "train/run_limits.h"
@@ -151,13 +153,42 @@ TEST(RunLimits, AMillionTokenEvaluationIsRefusedBeforeTraining) {
   Trainer t(tiny());
   EXPECT_THROW(t.evaluate({1048576}, 64), InvalidArgument);
   int batches = 0;
-  t.evaluate({8}, 2, [&](long long L, long long done, long long total) {
+  t.evaluate({8}, 2, [&](size_t index, long long L, long long done, long long total) {
+    EXPECT_EQ(index, 0u);
     EXPECT_EQ(L, 8);
     EXPECT_EQ(total, 2);
     EXPECT_EQ(done, 2);  // 2 sequences of 8 tokens are one batch
     ++batches;
   });
   EXPECT_EQ(batches, 1);
+}
+
+// Issue 34: an evaluation's progress counts every pass. kv-retrieval runs its sequences again at
+// each distance point (64 below T = 128: two passes), so its total at a length is sequences x 2,
+// and the last call of each length reaches it; the lengths come with their index.
+TEST(RunLimits, EvaluationProgressCountsEveryPass) {
+  TrainConfig c = tiny();
+  c.task.id = "kv-retrieval";
+  c.task.trainLength = 128;
+  c.run.evalLengths = {128, 128};
+  Trainer t(c);
+  ASSERT_EQ(t.evalTask().accuracyDistances(128), std::vector<long long>{64});
+  std::vector<size_t> indices;
+  std::vector<long long> dones, totals;
+  t.evaluate(c.run.evalLengths, 3, [&](size_t index, long long, long long done, long long total) {
+    indices.push_back(index);
+    dones.push_back(done);
+    totals.push_back(total);
+  });
+  ASSERT_FALSE(dones.empty());
+  for (long long total : totals) EXPECT_EQ(total, 6);  // 3 sequences, 2 passes
+  EXPECT_EQ(indices.front(), 0u);
+  EXPECT_EQ(indices.back(), 1u);
+  const auto lastOfFirst = std::find(indices.begin(), indices.end(), 1u) - indices.begin() - 1;
+  ASSERT_GE(lastOfFirst, 0);
+  EXPECT_EQ(dones[static_cast<size_t>(lastOfFirst)], 6);
+  EXPECT_EQ(dones.back(), 6);
+  EXPECT_TRUE(std::is_sorted(dones.begin(), dones.begin() + lastOfFirst + 1));
 }
 
 // Issue 34: a stop request acts before the next evaluation batch (a SIGTERM during a sweep's
@@ -173,7 +204,8 @@ TEST(RunLimits, AStoppedEvaluationEndsBeforeItsNextBatch) {
   int asked = 0, batches = 0;
   t.setEvaluationStop([&] { return ++asked > 2; });  // stop before the third batch
   EXPECT_THROW(
-      t.evaluate(c.run.evalLengths, 0, [&](long long, long long, long long) { ++batches; }),
+      t.evaluate(c.run.evalLengths, 0,
+                 [&](size_t, long long, long long, long long) { ++batches; }),
       EvaluationStopped);
   EXPECT_EQ(asked, 3);
   EXPECT_EQ(batches, 2);

@@ -17,6 +17,7 @@
 #include "tasks/byte_lm.h"
 #include "tasks/sector_teacher.h"
 #include "tasks/task.h"
+#include "test_support.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -445,18 +446,11 @@ TEST(TaskKvRetrieval, Limits) {
 
 class TaskByteLm : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("poslab_test_tasks_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& bytes) {
-    const auto path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path.string();
+    return scratch_.write(name, bytes);
   }
-  std::filesystem::path dir_;
+  testing::ScratchFolder scratch_{"test_tasks"};
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 TEST_F(TaskByteLm, WindowsAreShiftedFileBytes) {

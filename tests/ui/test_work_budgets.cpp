@@ -327,6 +327,68 @@ class TestWorkBudgets : public QObject {
     QCOMPARE(panel.runCount(), 1);
     test::clickButton(&panel, "pauseButton");
   }
+
+  // A byte-lm corpus is never read on the UI thread (WikiText-103 takes seconds): a session's
+  // training setup is checked at load by its text file's size (core's CorpusCheck::Size), the
+  // budgets by the task's outline, and the run reads the file on its own thread at Play. A file
+  // whose bytes are not UTF-8 shows it: the session opens (nothing was read), Play builds the run
+  // on its thread and the status names the file and what is wrong, and nothing trains. Mended,
+  // Reset builds the run and Step trains it.
+  void byteLmCorpusIsReadOnTheRunsThread() {
+    QTemporaryDir dir;
+    const QString corpus = dir.filePath("corpus.txt");
+    std::string bytes(4000, 'a');
+    bytes[2000] = '\xff';  // no UTF-8 text has this byte
+    std::ofstream(corpus.toStdString(), std::ios::binary) << bytes;
+    SessionState state = captureSession(shell_->sessionParts());
+    state.training = tinyKernelLm();
+    poslab::TaskConfig& task = state.training.base.task;
+    task.id = "byte-lm";
+    task.kernel.clear();
+    task.textFile = corpus.toStdString();
+    state.training.base.run.evalLengths = {16};
+    const QString file = dir.filePath("bytes.poslab");
+    std::ofstream(file.toStdString()) << sessionToJson(state).dump(1);
+    QString error;
+    QVERIFY2(shell_->sessions()->loadFile(file, &error), qPrintable(error));
+    window_->showView(WindowView::Training);
+    TrainingPanel* panel = window_->trainingPanel();
+    test::clickButton(panel, "playButton");
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->statusText().contains("not valid UTF-8"),
+                              qPrintable(panel->statusText()), kWaitMs);
+    const QString status = panel->statusText();
+    QVERIFY2(status.contains("cannot build the run") && status.contains("corpus.txt"),
+             qPrintable(status));
+    QCOMPARE(panel->runStateText(), QStringLiteral("could not be built"));
+    QVERIFY(!panel->isPlaying());
+    test::clickButton(panel, "playButton");  // again: it says why, and nothing trains
+    QVERIFY2(panel->statusText().contains("cannot train"), qPrintable(panel->statusText()));
+    QCOMPARE(panel->stepCount(), 0);
+    saveShot(window_, "training-corpus-failed");
+    std::ofstream(corpus.toStdString(), std::ios::binary) << std::string(4000, 'a');  // mended
+    test::clickButton(panel, "resetButton");
+    test::clickButton(panel, "stepButton");
+    QTRY_COMPARE_WITH_TIMEOUT(panel->stepCount(), 1LL, kWaitMs);
+    QCOMPARE(panel->runStateText(), QStringLiteral("paused"));
+  }
+
+  // Long but legal work shows progress (issue 34 item 2): while a run plays, the line under the
+  // buttons gives the steps left and their time at the rate since Play; Pause clears it.
+  void playingRunShowsItsStepsLeft() {
+    TrainingPanel panel;
+    panel.resize(1000, 760);
+    panel.show();
+    test::loadExperiment(panel, tinyKernelLm());  // 1000 steps
+    QVERIFY(panel.progressText().isEmpty());
+    test::clickButton(&panel, "playButton");
+    QTRY_VERIFY2_WITH_TIMEOUT(panel.progressText().contains(" of 1000 steps, about "),
+                              qPrintable(panel.progressText()), kWaitMs);
+    QVERIFY2(panel.progressText().contains(" left"), qPrintable(panel.progressText()));
+    saveShot(&panel, "training-progress");
+    test::clickButton(&panel, "pauseButton");
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlaying(), kWaitMs);
+    QVERIFY2(panel.progressText().isEmpty(), qPrintable(panel.progressText()));
+  }
 };
 
 QTEST_MAIN(TestWorkBudgets)

@@ -106,18 +106,15 @@ std::vector<std::string> trainingTaskIds() {
   return taskIds();
 }
 std::vector<long long> taskAccuracyDistances(const poslab::TaskConfig& config, long long length) {
-  // A text task would read its file here, on the UI thread; none has distances.
-  if (taskTakesText(config.id)) return {};
-  try {
-    return makeTask(config)->accuracyDistances(length);
+  try {  // the outline: a text task's file is not read here, on the UI thread
+    return makeTaskOutline(config)->accuracyDistances(length);
   } catch (const std::exception&) {
     return {};
   }
 }
 std::pair<long long, long long> taskLengthRange(const poslab::TaskConfig& config) {
-  if (taskTakesText(config.id)) return {0, -1};
-  try {
-    const std::unique_ptr<Task> task = makeTask(config);
+  try {  // the outline: a text task's file is only sized, not read, on the UI thread
+    const std::unique_ptr<Task> task = makeTaskOutline(config);
     return {task->minLength(), task->maxLength()};
   } catch (const std::exception&) {
     return {0, -1};

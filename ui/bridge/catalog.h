@@ -65,8 +65,8 @@ std::vector<std::string> trainingTaskIds();
 // task (the trainer names its problem when a run is built).
 std::vector<long long> taskAccuracyDistances(const poslab::TaskConfig& config, long long length);
 // The lengths a task built from `config` generates (core's Task::minLength, maxLength), for a
-// view that offers lengths to measure at; {0, -1} (none) for a text task (it would read its file
-// here, on the UI thread) and for a config that makes no task.
+// view that offers lengths to measure at (a text task's from its file's size: nothing is read on
+// the UI thread, core's makeTaskOutline); {0, -1} (none) for a config that makes no task.
 std::pair<long long, long long> taskLengthRange(const poslab::TaskConfig& config);
 std::vector<std::string> probeTargetNames();  // core probeTargetNames(): toy, then lag kernels
 std::vector<std::string> defaultProbeFamilyIds();

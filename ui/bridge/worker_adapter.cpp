@@ -14,7 +14,7 @@ bool TrainingRunSpec::operator==(const TrainingRunSpec& other) const {
 
 struct TrainingRun::Impl {
   std::unique_ptr<TrainingWorker> worker;
-  std::string deviceName;  // recorded when the run is built: asking later would wait for a step
+  std::string deviceName;  // recorded when the run is made: asking its worker would wait
 };
 
 TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent)
@@ -28,9 +28,18 @@ TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec, QObject* parent
         c.validate();
         return c;
       }(),
-      [this](const Snapshot& s) { Q_EMIT snapshot(index_, s); });
-  // The worker is paused and idle here: this returns at once.
-  impl_->worker->withTrainer([this](Trainer& t) { impl_->deviceName = t.deviceName(); });
+      [this](const Snapshot& s) {
+        // A build that fails says so at once, before the caller has connected to this run: that
+        // snapshot goes through this object's event loop, so it arrives after the connections.
+        if (s.event == SnapshotEvent::Failed)
+          QMetaObject::invokeMethod(
+              this, [this, s] { Q_EMIT snapshot(index_, s); }, Qt::QueuedConnection);
+        else
+          Q_EMIT snapshot(index_, s);
+      });
+  // The worker builds its trainer on its own thread (a corpus read there, not here); the device
+  // is the one that trainer chooses.
+  impl_->deviceName = Trainer::deviceNameFor(spec.config.run.device);
 }
 
 TrainingRun::TrainingRun(int index, const TrainingRunSpec& spec,

@@ -24,7 +24,9 @@ bool loadPresetIntoTraining(TrainingPanel* panel, ViewSelector* views, const QSt
     spec = poslab::readExperimentFile(file, "preset file");
     // Everything its runs need, before the tab changes: a preset that cannot train is refused
     // here, naming the field, not at Play.
-    poslab::checkTrainable(spec, poslab::JsonPath{poslab::presetSource(file), ""});
+    // A text file by its size only (on the UI thread): the run reads it on its own thread.
+    poslab::checkTrainable(spec, poslab::JsonPath{poslab::presetSource(file), ""},
+                           poslab::CorpusCheck::Size);
   } catch (const std::exception& e) {
     *error = QString::fromUtf8(e.what());
     return false;

@@ -48,13 +48,53 @@ bool TrainingController::isPlaying() const {
 }
 
 bool TrainingController::allFinished() const {
-  return !states_.empty() &&
-         std::all_of(states_.begin(), states_.end(), [](const RunState& s) { return s.finished; });
+  return !states_.empty() && std::all_of(states_.begin(), states_.end(), [](const RunState& s) {
+           return s.finished || !s.failure.isEmpty();
+         });
+}
+
+QString TrainingController::runFailure() const {
+  for (size_t i = 0; i < states_.size(); ++i)
+    if (!states_[i].failure.isEmpty())
+      return QStringLiteral("%1: %2").arg(QString::fromStdString(runFamily(static_cast<int>(i))),
+                                          states_[i].failure);
+  return {};
 }
 
 void TrainingController::setStatus(const QString& text) {
   status_ = text;
   Q_EMIT statusChanged(text);
+}
+
+void TrainingController::setProgress(const QString& text) {
+  if (text == progress_) return;
+  progress_ = text;
+  Q_EMIT progressChanged(text);
+}
+
+namespace {
+// "45 s", "12 min", "3.2 h": how long is left, rounded as a person says it.
+QString durationText(double seconds) {
+  if (seconds < 90) return QObject::tr("%1 s").arg(qRound(seconds));
+  if (seconds < 90 * 60) return QObject::tr("%1 min").arg(qRound(seconds / 60));
+  return QObject::tr("%1 h").arg(seconds / 3600, 0, 'f', 1);
+}
+}  // namespace
+
+void TrainingController::updateStepProgress() {
+  const long long step = stepCount();
+  const long long since = step - playStartStep_;
+  if (!isPlaying() || runs_.empty() || !playClock_.isValid() || since <= 0) {
+    if (!isPlaying()) setProgress({});
+    return;
+  }
+  long long steps = 0;  // the longest run's
+  for (const auto& r : runs_) steps = std::max(steps, r->spec().config.run.steps);
+  const double perStep = static_cast<double>(playClock_.elapsed()) / 1000 / static_cast<double>(since);
+  setProgress(tr("%1 of %2 steps, about %3 left (then the evaluation)")
+                  .arg(step)
+                  .arg(steps)
+                  .arg(durationText(perStep * static_cast<double>(std::max(0LL, steps - step)))));
 }
 
 bool TrainingController::ensureRuns(const TrainingFormSettings& form) {
@@ -226,6 +266,7 @@ void TrainingController::clearRuns() {
   states_.clear();
   lastEval_.clear();
   lastSnapshot_.clear();
+  setProgress({});
   Q_EMIT runsCleared();
 }
 
@@ -320,12 +361,15 @@ void TrainingController::failPendingSave(const QString& error) {
 
 void TrainingController::play(const TrainingFormSettings& form) {
   if (!ensureRuns(form)) return;
-  QStringList diverged, finished;
+  QStringList diverged, finished, failed;
   for (size_t i = 0; i < runs_.size(); ++i) {
     const QString family = QString::fromStdString(runFamily(static_cast<int>(i)));
     // A diverged run would fail the same step again (same weights, same batch); a finished one
-    // would not step at all, and its worker sends no snapshot to say so.
-    if (states_[i].diverged)
+    // would not step at all, and its worker sends no snapshot to say so; a run that could not
+    // be built has nothing to step.
+    if (!states_[i].failure.isEmpty())
+      failed << QStringLiteral("%1 (%2)").arg(family, states_[i].failure);
+    else if (states_[i].diverged)
       diverged << family;
     else if (states_[i].finished)
       finished << family;
@@ -333,24 +377,30 @@ void TrainingController::play(const TrainingFormSettings& form) {
       runs_[i]->play();
   }
   QStringList messages;
+  if (!failed.isEmpty())
+    messages << tr("%1 cannot train: change the setup, or press Reset to build it again")
+                    .arg(failed.join(", "));
   if (!diverged.isEmpty())
     messages
         << tr("%1 diverged and stays paused: press Reset to start again").arg(diverged.join(", "));
   if (!finished.isEmpty())
     messages << tr("%1 finished: press Reset to train again").arg(finished.join(", "));
   if (!messages.isEmpty()) setStatus(messages.join(QStringLiteral("; ")));
+  playClock_.start();
+  playStartStep_ = stepCount();
   Q_EMIT runStateChanged();
 }
 
 void TrainingController::pause() {
   for (auto& r : runs_) r->pause();
+  setProgress({});
   Q_EMIT runStateChanged();
 }
 
 void TrainingController::stepOnce(const TrainingFormSettings& form) {
   if (!ensureRuns(form)) return;
   for (size_t i = 0; i < runs_.size(); ++i)
-    if (!states_[i].diverged) runs_[i]->stepOnce();
+    if (!states_[i].diverged && states_[i].failure.isEmpty()) runs_[i]->stepOnce();
   Q_EMIT runStateChanged();  // maps and samples follow the step's snapshot
 }
 
@@ -359,6 +409,7 @@ void TrainingController::reset() {
   for (auto& s : states_) s = RunState{};
   for (auto& e : lastEval_) e.clear();
   for (auto& s : lastSnapshot_) s = Snapshot{};
+  setProgress({});
   Q_EMIT runsReset();
   Q_EMIT stepChanged(0);
   Q_EMIT runStateChanged();
@@ -376,10 +427,20 @@ void TrainingController::onSnapshot(int index, const poslab::Snapshot& s) {
   const QString family = QString::fromStdString(runFamily(index));
   bool inspect = false;  // the model the user looks at changed
   const bool wasFinished = states_[i].finished;
+  if (s.event == SnapshotEvent::Evaluating) {  // where a long evaluation is: no new step
+    setProgress(QStringLiteral("%1: %2, %3%")
+                    .arg(family, QString::fromStdString(s.message))
+                    .arg(qRound(100 * s.evaluationDone)));
+    return;
+  }
   if (s.event == SnapshotEvent::Reset) {
     states_[i] = RunState{};
     lastSnapshot_[i] = Snapshot{};
     inspect = true;
+  } else if (s.event == SnapshotEvent::Failed) {
+    // Built on the run's own thread (a corpus read, a model initialised): nothing to step.
+    states_[i].failure = QString::fromStdString(s.message);
+    setStatus(QStringLiteral("%1: %2").arg(family, states_[i].failure));
   } else if (s.event == SnapshotEvent::Diverged) {
     // The worker paused itself and left the weights as before the failed step.
     states_[i].finished = states_[i].diverged = true;
@@ -401,6 +462,7 @@ void TrainingController::onSnapshot(int index, const poslab::Snapshot& s) {
     inspect = !s.eval.empty() || states_[i].finished || (s.step > 0 && !runs_[i]->isPlaying());
   }
   if (!s.eval.empty()) lastEval_[i] = s.eval;
+  updateStepProgress();
   Q_EMIT stepChanged(stepCount());
   Q_EMIT runStateChanged();
   // Not after divergence: the weights are the last good ones, but the user looks at the failure.
@@ -413,7 +475,9 @@ QString TrainingController::runStateText() const {
   QStringList each;
   for (size_t i = 0; i < runs_.size(); ++i) {
     const RunState& st = states_[i];
-    if (st.diverged)
+    if (!st.failure.isEmpty())
+      each << tr("could not be built");
+    else if (st.diverged)
       each << tr("diverged at step %1, paused").arg(st.step);
     else if (runs_[i]->isPlaying())
       each << tr("playing");

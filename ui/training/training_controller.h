@@ -7,6 +7,7 @@
 // widget (tests/ui/test_training_controller.cpp).
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -70,7 +71,9 @@ class TrainingController : public QObject {
   long long runStep(int index) const { return states_.at(static_cast<size_t>(index)).step; }
   long long stepCount() const;  // the smallest step any run has reported
   bool isPlaying() const;
-  bool allFinished() const;  // every run took its last step or diverged
+  bool allFinished() const;  // every run took its last step, diverged or could not be built
+  // The first run that could not be built, "family: why" (its Failed snapshot); empty when none.
+  QString runFailure() const;
   const poslab::Snapshot& lastSnapshot(int index) const {
     return lastSnapshot_.at(static_cast<size_t>(index));
   }
@@ -80,6 +83,10 @@ class TrainingController : public QObject {
   // "not started", "playing", "paused", "finished", "diverged at step N, paused"; per family
   // ("rope: playing · alibi: finished") when the runs differ.
   QString runStateText() const;
+  // Where a long run is, for a line under the buttons: while it plays "120 of 1200 steps, about
+  // 9 min left" (the rate since Play), during an evaluation of minutes where it is ("rope:
+  // evaluation after step 1200: T = 8192 (length 4 of 4), 12/32 sequences, 40%"); else empty.
+  QString progressText() const { return progress_; }
   QString statusText() const { return status_; }
   void setStatus(const QString& text);  // statusChanged
 
@@ -107,6 +114,7 @@ class TrainingController : public QObject {
   void runsReset();                  // every run back at step 0
   void runStateChanged();            // runStateText() may have changed
   void stepChanged(long long step);  // stepCount() after a snapshot, a reset or a load
+  void progressChanged(const QString& text);  // progressText()
   // A snapshot went into run `index`'s state; inspect: the model the user looks at changed (the
   // views should ask for fresh maps and samples); finishedNow: the run just took its last step.
   void snapshotApplied(int index, const poslab::Snapshot& snapshot, bool inspect, bool finishedNow);
@@ -119,6 +127,8 @@ class TrainingController : public QObject {
     long long step = 0;
     bool finished = false;  // last step done, or diverged: the run will not step again
     bool diverged = false;  // a step failed (non-finite loss or gradient); Reset starts again
+    // The run could not be built on its thread (its corpus, its model): why; Reset tries again.
+    QString failure;
   };
   // One kind of inspection request: at most one in flight, the newest one waiting.
   struct Throttle {
@@ -138,6 +148,9 @@ class TrainingController : public QObject {
   void onSnapshot(int index, const poslab::Snapshot& snapshot);
   void onCheckpointSaved(int index, const QString& path, long long step, const QString& error);
   void failPendingSave(const QString& error);
+  void setProgress(const QString& text);
+  // progressText() after a step: the steps' ETA while playing, else empty.
+  void updateStepProgress();
   void throttled(Throttle& t, std::function<void()> send);
   void answered(Throttle& t);
 
@@ -150,6 +163,9 @@ class TrainingController : public QObject {
   int generation_ = 0;  // bumped when runs are rebuilt: late answers of old runs are dropped
   std::map<std::string, Throttle> throttles_;  // by inspection kind
   QString status_;
+  QString progress_;
+  QElapsedTimer playClock_;     // since the last Play
+  long long playStartStep_ = 0;  // stepCount() at that Play
   std::unique_ptr<PendingSave> pendingSave_;                    // saveCheckpoints in flight
   std::map<QString, std::shared_ptr<TrainedModel>> preloaded_;  // by path: preloadCheckpoints
 };

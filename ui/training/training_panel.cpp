@@ -68,12 +68,18 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   runState_->setToolTip(tr("playing, paused, finished, or diverged (the run paused itself)"));
   stateRow->addWidget(stepLabel_);
   stateRow->addWidget(runState_, 1);
+  progress_ = new QLabel(left);
+  progress_->setObjectName("trainingProgress");
+  progress_->setWordWrap(true);
+  progress_->setToolTip(tr("the steps left and their time at the rate since Play, or where a long "
+                           "evaluation is"));
   status_ = new QLabel(left);
   status_->setObjectName("trainingStatus");
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // messages can be copied
   leftLayout->addLayout(buttons);
   leftLayout->addLayout(stateRow);
+  leftLayout->addWidget(progress_);
   explorerLink_ = new ExplorerLinkRow(left);
   leftLayout->addWidget(status_);
   leftLayout->addWidget(explorerLink_);
@@ -149,6 +155,7 @@ TrainingPanel::TrainingPanel(QWidget* parent)
           [this] { runState_->setText(controller_->runStateText()); });
   connect(c, &TrainingController::stepChanged, this,
           [this](long long step) { stepLabel_->setText(tr("step %1").arg(step)); });
+  connect(c, &TrainingController::progressChanged, progress_, &QLabel::setText);
   connect(c, &TrainingController::snapshotApplied, this, &TrainingPanel::onSnapshot);
   showInspection_[kAttentionInspection] = [this](int index, const QVariant& v) {
     if (index == attentionView_->run()) attentionView_->showAttention(v.value<TrainingAttention>());
@@ -196,6 +203,10 @@ bool TrainingPanel::selectFamilies(const std::vector<std::string>& ids) {
 
 QString TrainingPanel::statusText() const {
   return status_->text();
+}
+
+QString TrainingPanel::progressText() const {
+  return progress_->text();
 }
 
 QString TrainingPanel::runStateText() const {

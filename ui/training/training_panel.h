@@ -60,11 +60,16 @@ class TrainingPanel : public QWidget {
   bool isPlaying() const { return controller_->isPlaying(); }
   // True when every run has reached its last step (or stopped on divergence).
   bool allFinished() const { return controller_->allFinished(); }
+  // The first run that could not be built on its thread ("family: why"); empty when none.
+  QString runFailure() const { return controller_->runFailure(); }
   // Checks exactly these families (ids), unchecking the rest; false for an unknown id.
   bool selectFamilies(const std::vector<std::string>& ids);
   QString statusText() const;
   // "playing", "paused", "finished" or "diverged at step N" (per family when the runs differ).
   QString runStateText() const;
+  // The controller's progressText(): steps left and their ETA while playing, or where a long
+  // evaluation is; empty otherwise.
+  QString progressText() const;
   // The runs themselves (tests inject faults through TrainingRun::setParameterValue).
   TrainingRun* run(int index) const { return controller_->run(index); }
   // The latest snapshot with a step of run `index` (step 0 before the first).
@@ -173,6 +178,7 @@ class TrainingPanel : public QWidget {
   QLabel* runState_ = nullptr;
   QLabel* stepLabel_ = nullptr;
   QLabel* status_ = nullptr;
+  QLabel* progress_ = nullptr;  // progressText()
   ExplorerLinkRow* explorerLink_ = nullptr;
   QPushButton* playButton_ = nullptr;
   QPushButton* pauseButton_ = nullptr;

@@ -310,7 +310,8 @@ QString trainingSetupProblem(const poslab::ExperimentSpec& spec, const QString& 
     try {
       std::string at = prefix.toStdString();
       if (!at.empty() && at.back() == '.') at.pop_back();
-      checkTrainable(spec, JsonPath{"", at});
+      // A corpus by its size only: this runs on the UI thread; the run reads it on its own.
+      checkTrainable(spec, JsonPath{"", at}, CorpusCheck::Size);
     } catch (const std::exception& ex) {
       return QString::fromUtf8(ex.what());
     }

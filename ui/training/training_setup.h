@@ -102,8 +102,9 @@ std::optional<std::vector<long long>> parseEvalLengths(const QString& text);
 // The one check of a setup the training tab is given (a preset, a session, a lesson step): empty,
 // or the first problem, its field named as in a preset file under `prefix` ("training." in a
 // session): a task the tab lists, 1-4 known families and known families in family_params; with
-// `checkRuns` everything core's checkTrainable asks of the runs (kernels, options, text file,
-// parameters, pins, evaluation budgets, device: a session is refused at load, not at Play); and
+// `checkRuns` everything core's checkTrainable asks of the runs (kernels, options, a text file by
+// its size with nothing read, CorpusCheck::Size, parameters, pins, evaluation budgets, device: a
+// session is refused at load, not at Play); and
 // last every value the form's boxes hold, within their ranges (formRange) and to their precision:
 // the first field they would clamp or round ("field 'config.model.d_model' = 8192 is outside the
 // training panel's range [4, 4096]").
