@@ -7,7 +7,8 @@
 // preinit array runs before every shared library's initialisers, libc's included, which is why
 // this reads the environment from its arguments, adds nothing to it in place (libc's start resets
 // it) and calls only system-call wrappers. The threads PosLab itself starts are checked by
-// configureThreads, which names the limit in one line.
+// configureThreads, which names the limit in one line. In the same way an OMP_NUM_THREADS that
+// libgomp would complain about before main is set aside for PosLab's own refusal.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -21,20 +22,60 @@ constexpr rlim_t kSmallProcessLimit = 4096;
 constexpr int kMaxEnvironment = 4096;  // entries copied; a larger environment is left alone
 
 char kOneThread[] = "OPENBLAS_NUM_THREADS=1";
+constexpr char kOmp[] = "OMP_NUM_THREADS=";
+constexpr int kOmpLength = sizeof kOmp - 1;
+// Where an OMP_NUM_THREADS that libgomp would complain about goes, so that PosLab's own one-line
+// refusal (util/threads.cpp) is the only message: libgomp printed "Invalid value for environment
+// variable OMP_NUM_THREADS" (with an empty line) before main for 0, -3, 0x2 or abc.
+constexpr char kSetAside[] = "POSLAB_REFUSED_OMP_NUM_THREADS=";
+constexpr int kSetAsideLength = sizeof kSetAside - 1;
+constexpr int kMaxValue = 256;  // a longer value is left to libgomp
+char setAside[kSetAsideLength + kMaxValue + 1];
 char* environment[kMaxEnvironment + 2];
 
-void oneBlasThread(int, char** argv, char** envp) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY ||
-      limit.rlim_cur >= kSmallProcessLimit)
-    return;
-  int n = 0;
-  for (; envp[n] != nullptr; ++n) {
-    if (std::strncmp(envp[n], "OPENBLAS_NUM_THREADS=", 21) == 0 || n >= kMaxEnvironment) return;
-    environment[n] = envp[n];
+// Whether libgomp accepts `value` without a word: a positive whole number, or such numbers
+// separated by commas (its nested-levels list).
+bool ompAccepts(const char* value) {
+  bool digitSeen = false, positive = false;
+  for (const char* c = value;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      if (!digitSeen || !positive) return false;
+      if (*c == '\0') return true;
+      digitSeen = positive = false;
+    } else if (*c >= '0' && *c <= '9') {
+      digitSeen = true;
+      positive = positive || *c != '0';
+    } else {
+      return false;
+    }
   }
-  environment[n] = kOneThread;
-  environment[n + 1] = nullptr;
+}
+
+void saneThreadEnvironment(int, char** argv, char** envp) {
+  rlimit limit{};
+  bool oneBlas = getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+                 limit.rlim_cur < kSmallProcessLimit;
+  bool changed = false;
+  int n = 0;
+  for (int i = 0; envp[i] != nullptr; ++i) {
+    if (i >= kMaxEnvironment) return;
+    if (std::strncmp(envp[i], "OPENBLAS_NUM_THREADS=", 21) == 0) oneBlas = false;
+    if (std::strncmp(envp[i], kOmp, kOmpLength) == 0 && !ompAccepts(envp[i] + kOmpLength) &&
+        std::strlen(envp[i] + kOmpLength) <= kMaxValue) {
+      std::memcpy(setAside, kSetAside, kSetAsideLength);
+      std::strcpy(setAside + kSetAsideLength, envp[i] + kOmpLength);
+      environment[n++] = setAside;
+      changed = true;
+      continue;
+    }
+    environment[n++] = envp[i];
+  }
+  if (oneBlas) {
+    environment[n++] = kOneThread;
+    changed = true;
+  }
+  if (!changed) return;
+  environment[n] = nullptr;
   execve("/proc/self/exe", argv, environment);  // returns only when it fails: go on as we are
 }
 
@@ -42,5 +83,5 @@ void oneBlasThread(int, char** argv, char** envp) {
 
 // Only an executable may have a preinit array; each of PosLab's lists this file in its sources.
 using PreinitFunction = void (*)(int, char**, char**);
-__attribute__((section(".preinit_array"), used)) static PreinitFunction oneBlasThreadAtStart =
-    oneBlasThread;
+__attribute__((section(".preinit_array"), used)) static PreinitFunction saneThreadsAtStart =
+    saneThreadEnvironment;

@@ -12,6 +12,7 @@
 #include "cli/cli_common.h"
 #include "cli/out_of_memory.h"
 #include "cli/stop_signals.h"
+#include "io/atomic_file.h"
 #include "limits/work_budget.h"
 #include "util/error.h"
 #include "util/threads.h"
@@ -24,11 +25,21 @@ std::string chosenCommand(CLI::App& app) {
 }
 }  // namespace
 
+// SIGINT or SIGTERM outside a sweep (whose StopSignals ask it to stop cleanly): the file being
+// written is left as it was, its temporary removed, and the process ends as the signal's default.
+extern "C" void endOnSignal(int sig) {
+  poslab::removeTemporariesInFlight();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 int main(int argc, char** argv) {
   // Past a file-size limit (ulimit -f) the kernel's SIGXFSZ killed a run mid-write (exit 153),
   // leaving a temporary behind; ignored, the write fails with EFBIG and the writer reports it,
   // removing its temporary (io/atomic_file.h).
   std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGINT, endOnSignal);
+  std::signal(SIGTERM, endOnSignal);
   CLI::App app{"PosLab: a laboratory for relative positional encodings (headless tool)",
                "poslab-cli"};
   app.require_subcommand(1);

@@ -28,9 +28,9 @@
 namespace poslab::ui {
 
 namespace {
-constexpr int kPollMs = 50;            // how often the wait checks whether the view has settled
-constexpr int kLessonDockWidth = 380;  // logical pixels added for the Lessons dock
-constexpr int kLeftColumnWidth = 380;  // the parameter column, as the window starts
+constexpr int kPollMs = 50;             // how often the wait checks whether the view has settled
+constexpr int kLessonDockWidth = 380;   // logical pixels added for the Lessons dock
+constexpr int kLeftColumnWidth = 380;   // the parameter column, as the window starts
 constexpr int kTrainingLineMs = 30000;  // a progress line while a screenshot's runs train
 
 // A short compare run that finishes in seconds on a CPU: enough to show every curve.
@@ -141,10 +141,10 @@ QString takeScreenshot(const ScreenshotRequest& req) {
                                .arg(step)
                                .arg(steps);
             if (step > 0)  // the steps' rate so far
-              line += QStringLiteral(", its steps' ETA %1 s (then its evaluation)")
-                          .arg(qRound64(static_cast<double>(clock.elapsed()) / 1000 /
-                                        static_cast<double>(step) *
-                                        static_cast<double>(steps - step)));
+              line +=
+                  QStringLiteral(", its steps' ETA %1 s (then its evaluation)")
+                      .arg(qRound64(static_cast<double>(clock.elapsed()) / 1000 /
+                                    static_cast<double>(step) * static_cast<double>(steps - step)));
             std::fprintf(stderr, "%s\n", qPrintable(line));
           }
           return training->allFinished();

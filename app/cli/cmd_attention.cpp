@@ -42,7 +42,9 @@ void addAttentionCommand(CLI::App& app) {
       throw InvalidArgument("--head " + std::to_string(o->head) + " is not in 1.." +
                             std::to_string(H));
     checkMapFits(o->T, H);
-    checkWorkFits(attentionMapCost(o->T, H, enc->headDim()), "--T " + std::to_string(o->T));
+    WorkCost cost = attentionMapCost(o->T, H, enc->headDim());
+    cost.multiplyAdds += formattedNumbersCost(static_cast<double>(o->T) * o->T);  // the CSV
+    checkWorkFits(cost, "--T " + std::to_string(o->T) + " (a CSV of T x T numbers)");
     AttentionMap map;
     if (o->content == "free") {
       map = positionalAttentionMap(*enc, o->T, o->head - 1);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <thread>
 
 #include "cli/distributed.h"
 #include "cli/experiment_progress.h"
@@ -19,6 +21,7 @@
 #include "train/run_limits.h"
 #include "train/trainable_check.h"
 #include "util/error.h"
+#include "util/threads.h"
 
 namespace poslab::cli {
 
@@ -153,8 +156,15 @@ void addSweepOptions(CLI::App* cmd, SweepSetup& s) {
                   "stopped or killed sweep continues when the same command is given again")
       ->check(integerIn(1, kMaxTrainSteps))
       ->capture_default_str();
-  cmd->add_option("--jobs", s.jobs,
-                  "runs trained at once, each on its share of the cores (0: one per core)")
+  // More jobs than threads a process may have only oversubscribe the machine: at --jobs 1000 a
+  // SIGINT went unanswered for minutes (a thousand runs finishing their steps).
+  const int mostJobs =
+      kMaxThreadsPerCore * std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  cmd->add_option(
+         "--jobs", s.jobs,
+         "runs trained at once, each on its share of the cores (0: one per core; at most " +
+             std::to_string(mostJobs) + ", " + std::to_string(kMaxThreadsPerCore) + " per core)")
+      ->check(integerIn(0, mostJobs))
       ->capture_default_str();
   addDistOptions(cmd, s.dist);
 }

@@ -109,6 +109,7 @@ std::vector<std::string> sectorTargets(const std::string& target) {
       out.push_back(name);
     else
       return {};
+  requireDistinct(out, "--target");  // phase,phase ran the same fits twice
   return out;
 }
 

@@ -25,14 +25,16 @@ std::pair<long long, long long> parseLagRange(const std::string& text) {
   return {parse(text.substr(0, colon)), parse(text.substr(colon + 1))};
 }
 // Refuses a lag range whose table would not fit the budget, before computing any of it: its
-// values and what this command holds of them (the text table, or the JSON document).
-void checkTableFits(const Encoding& enc, long long a, long long b, bool json) {
+// values and what this command holds of them (the text table, or the JSON document), and the
+// CSV file's formatting when one is written too.
+void checkTableFits(const Encoding& enc, long long a, long long b, bool json, bool csv) {
   const double lags = static_cast<double>(b) - static_cast<double>(a);
   if (lags <= 1) return;  // lagRange itself rejects an empty or negative range
   const auto columns = static_cast<long long>(enc.basis(lagRange(a, a + 1)).names.size());
-  checkWorkFits(lagTableCost(b - a, columns, json ? LagTableOutput::Json : LagTableOutput::Text),
-                "--lags " + std::to_string(a) + ":" + std::to_string(b) + " (" +
-                    std::to_string(b - a) + " lags)");
+  WorkCost cost = lagTableCost(b - a, columns, json ? LagTableOutput::Json : LagTableOutput::Text);
+  if (csv) cost.multiplyAdds += lagTableCost(b - a, columns, LagTableOutput::Csv).multiplyAdds;
+  checkWorkFits(cost, "--lags " + std::to_string(a) + ":" + std::to_string(b) + " (" +
+                          std::to_string(b - a) + " lags)");
 }
 }  // namespace
 
@@ -52,7 +54,7 @@ void addKernelCommand(CLI::App& app) {
   cmd->callback([o] {
     auto enc = makeEncoding(o->family, parseSets(o->common.sets));
     auto [a, b] = parseLagRange(o->lags);
-    checkTableFits(*enc, a, b, o->common.json);
+    checkTableFits(*enc, a, b, o->common.json, !o->csv.empty());
     LagBasis basis = enc->basis(lagRange(a, b));
     if (!o->csv.empty()) {
       writeFileAtomically(o->csv, [&](std::ostream& os) {

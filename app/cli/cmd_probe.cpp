@@ -51,7 +51,8 @@ void addProbeCommand(CLI::App& app) {
       throw InvalidArgument("--families '" + o->families + "' names no family",
                             "give family ids, e.g. rope,alibi, or 'all'");
     requireDistinct(s.families, "--families");
-    const ProbeSize size = probeSize(s);  // its defaults; it checks the values' ranges itself
+    checkProbeSettings(s);  // ranges and families first: the estimate below clamps them
+    const ProbeSize size = probeSize(s);
     checkWorkFits(kernelProbeCost(size.families, size.channels, size.trainLength),
                   "--set L=" + formatNumber(static_cast<double>(size.trainLength)) + " with " +
                       std::to_string(size.families) + " families and " +

@@ -32,6 +32,13 @@ void addTaskKernelCommand(CLI::App& app) {
   cmd->add_option("--train-length", o->trainLength,
                   "training length L that scales the kernel (default: N)");
   cmd->add_option("--head-dim", o->headDim, "head dimension (kernel-lm's default frequencies)")
+      ->check(integerIn(2, 1024))
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return v.empty() || (v.back() - '0') % 2 == 0 ? std::string()
+                                                          : "'" + v + "' must be even";
+          },
+          "EVEN"))
       ->capture_default_str();
   cmd->add_option("--task-set", o->taskSets, "task option NAME=VALUE (repeatable)");
   addCommonOptions(cmd, o->common);

@@ -41,10 +41,10 @@ class ExperimentProgressView {
     std::string shortLabel;  // "rope s1", for the live line
     long long step = 0;
     double loss = 0;
-    double accuracy = 0;     // NaN for tasks without one
-    int decile = -1;         // off a terminal: the last tenth of the steps a line was printed for
-    std::string evaluating;  // "eval T=512 40%" while it evaluates, for the live line
-    long long evalStep = 0;  // while it evaluates: the steps before the evaluation
+    double accuracy = 0;      // NaN for tasks without one
+    int decile = -1;          // off a terminal: the last tenth of the steps a line was printed for
+    std::string evaluating;   // "eval T=512 40%" while it evaluates, for the live line
+    long long evalStep = 0;   // while it evaluates: the steps before the evaluation
     double evalFraction = 0;  // and how much of it is done (0..1)
     std::chrono::steady_clock::time_point evalStart;  // the evaluation's first batch
     std::chrono::steady_clock::time_point lastEvalLine;

@@ -4,6 +4,8 @@
 
 #include <csignal>
 
+#include "io/atomic_file.h"
+
 namespace poslab::cli {
 
 namespace {
@@ -15,6 +17,7 @@ struct sigaction previousTerm;
 
 extern "C" void onStopSignal(int sig) {
   if (stopRequested.load()) {  // the second signal: end now, as without a handler
+    removeTemporariesInFlight();
     ::signal(sig, SIG_DFL);
     ::raise(sig);
     return;

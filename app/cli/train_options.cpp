@@ -18,15 +18,19 @@ std::vector<long long> parseLengthList(const std::string& text, const std::strin
   std::vector<long long> out;
   std::stringstream ss(text);
   std::string item;
+  const auto refuse = [&] {
+    throw InvalidArgument(what + " '" + text + "' is not a list of positive integers",
+                          "for example 64,256,1024");
+  };
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+    if (item.empty()) refuse();  // ",," or a leading comma: a length left out
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(item.c_str(), &end, 10);
-    if (*end != '\0' || v <= 0)
-      throw InvalidArgument(what + " '" + text + "' is not a list of positive integers",
-                            "for example 64,256,1024");
+    if (*end != '\0' || v <= 0 || errno == ERANGE) refuse();
     out.push_back(v);
   }
+  if (out.empty()) refuse();
   return out;
 }
 
@@ -35,7 +39,9 @@ std::vector<uint64_t> parseSeedList(const std::string& text, const std::string& 
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+    if (item.empty())  // ",," or a leading comma: a seed left out
+      throw InvalidArgument(what + " '" + text + "' is not a list of seeds",
+                            "seeds are integers from 0 to 2^64-1, for example 0,1,2");
     char* end = nullptr;
     errno = 0;
     const unsigned long long v = std::strtoull(item.c_str(), &end, 10);

@@ -145,7 +145,48 @@ ProbeSize probeSize(const ProbeSettings& settings) {
   return size;
 }
 
-ProbeReport runKernelProbe(const ProbeSettings& settings) {
+namespace {
+// A value as the user gave it: integers in full ("L = 1000001", not "1e+06").
+std::string exactNumber(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    return std::to_string(static_cast<long long>(v));
+  return formatNumber(v);
+}
+
+// Family `info`'s parameters in the probe: the overrides it has (not omega: the probe sets each
+// channel's), its L and head_dim the probe's unless L is overridden; `hasOmega` whether it has one.
+std::map<std::string, double> probeFamilyParams(const FamilyInfo& info,
+                                                const std::map<std::string, double>& o, double L,
+                                                double headDim, bool* hasOmega) {
+  std::map<std::string, double> mine;
+  *hasOmega = false;
+  for (const auto& spec : info.params) {
+    *hasOmega = *hasOmega || spec.name == "omega";
+    auto it = o.find(spec.name);
+    if (it != o.end() && spec.name != "omega") mine[spec.name] = it->second;
+  }
+  for (const auto& spec : info.params) {  // the probe's window and head, unless overridden
+    if (spec.name == "L" && !mine.count("L")) mine["L"] = L;
+    if (spec.name == "head_dim") mine["head_dim"] = headDim;
+  }
+  return mine;
+}
+
+// Builds family `id` with `params` (omega at `w` when it has one), naming the family in an error:
+// the probe builds several.
+std::unique_ptr<Encoding> probeEncoding(const std::string& id, std::map<std::string, double> params,
+                                        bool hasOmega, double w, double headDim) {
+  if (hasOmega) params["omega"] = w;
+  try {
+    return makeEncoding(id, params);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("probe of " + id + " (head_dim " +
+                          std::to_string(static_cast<long long>(headDim)) + "): " + e.what());
+  }
+}
+}  // namespace
+
+void checkProbeSettings(const ProbeSettings& settings) {
   const auto& o = settings.overrides;
   const auto known = probeTargetNames();
   if (std::find(known.begin(), known.end(), settings.target) == known.end()) {
@@ -157,23 +198,41 @@ ProbeReport runKernelProbe(const ProbeSettings& settings) {
     if (!std::isfinite(value)) throw InvalidArgument(name + " is not finite");
   const double L = overrideOr(o, "L", kDefaultL);
   if (!(L >= 2) || L > 1'000'000 || L != std::floor(L)) {
-    throw InvalidArgument("L = " + formatNumber(L) + " is out of range for the probe",
+    throw InvalidArgument("L = " + exactNumber(L) + " is out of range for the probe",
                           "the probe fits d in [0, L) and evaluates to 8L: give an integer "
                           "2 <= L <= 1,000,000");
   }
   const double headDim = overrideOr(o, "head_dim", kDefaultHeadDim);
   if (!(headDim >= 2) || headDim > 1024 || headDim != std::floor(headDim))
-    throw InvalidArgument("head_dim = " + formatNumber(headDim) + " is not an integer in 2..1024");
+    throw InvalidArgument("head_dim = " + exactNumber(headDim) + " is not an integer in 2..1024");
   const double base = overrideOr(o, "base", 10000);
-  if (!(base > 1)) throw InvalidArgument("base = " + formatNumber(base) + " must exceed 1");
+  if (!(base > 1)) throw InvalidArgument("base = " + exactNumber(base) + " must exceed 1");
   const double channels = overrideOr(o, "channels", std::floor(headDim / 4));
   if (!(channels >= 1) || channels > headDim / 2 || channels != std::floor(channels)) {
-    throw InvalidArgument("channels = " + formatNumber(channels) + " is out of range",
+    throw InvalidArgument("channels = " + exactNumber(channels) + " is out of range",
                           "give an integer from 1 to head_dim/2 (the rotary pairs of the head)");
   }
   const double ridge = overrideOr(o, "ridge", kDefaultRidge);
   if (!(ridge > 0) || ridge > 1e6)
-    throw InvalidArgument("ridge = " + formatNumber(ridge) + " is not in (0, 1e6]");
+    throw InvalidArgument("ridge = " + exactNumber(ridge) + " is not in (0, 1e6]");
+  // Every family builds with these settings, before any work (a family that cannot failed after
+  // seconds of the others' fits).
+  const auto families = settings.families.empty() ? defaultProbeFamilies() : settings.families;
+  for (const auto& id : families) {
+    bool hasOmega = false;
+    const auto params = probeFamilyParams(familyInfo(id), o, L, headDim, &hasOmega);
+    probeEncoding(id, params, hasOmega, 1.0, headDim);
+  }
+}
+
+ProbeReport runKernelProbe(const ProbeSettings& settings) {
+  checkProbeSettings(settings);
+  const auto& o = settings.overrides;
+  const double L = overrideOr(o, "L", kDefaultL);
+  const double headDim = overrideOr(o, "head_dim", kDefaultHeadDim);
+  const double base = overrideOr(o, "base", 10000);
+  const double channels = overrideOr(o, "channels", std::floor(headDim / 4));
+  const double ridge = overrideOr(o, "ridge", kDefaultRidge);
 
   ProbeReport report;
   report.target = settings.target;
@@ -196,29 +255,13 @@ ProbeReport runKernelProbe(const ProbeSettings& settings) {
                                 "base", "head_dim", "channels", "ridge"};
   for (const auto& id : families) {
     const FamilyInfo& info = familyInfo(id);
-    std::map<std::string, double> mine;
+    for (const auto& spec : info.params) used.insert(spec.name);
     bool hasOmega = false;
-    for (const auto& spec : info.params) {
-      used.insert(spec.name);
-      hasOmega = hasOmega || spec.name == "omega";
-      auto it = o.find(spec.name);
-      if (it != o.end() && spec.name != "omega") mine[spec.name] = it->second;
-    }
-    for (const auto& spec : info.params) {  // the probe's window and head, unless overridden
-      if (spec.name == "L" && !mine.count("L")) mine["L"] = L;
-      if (spec.name == "head_dim") mine["head_dim"] = headDim;
-    }
+    const auto mine = probeFamilyParams(info, o, L, headDim, &hasOmega);
     DistinctColumns basis;
     basis.add(std::vector<double>(report.lags.size(), 1.0));
     for (double w : channelOmega) {
-      if (hasOmega) mine["omega"] = w;  // the family's own channel; the target keeps `omega`
-      std::unique_ptr<Encoding> enc;
-      try {
-        enc = makeEncoding(id, mine);
-      } catch (const InvalidArgument& e) {  // say which family: the probe builds several
-        throw InvalidArgument("probe of " + id + " (head_dim " +
-                              std::to_string(static_cast<long long>(headDim)) + "): " + e.what());
-      }
+      const std::unique_ptr<Encoding> enc = probeEncoding(id, mine, hasOmega, w, headDim);
       const LagBasis b = enc->probeBasis(report.lags, w);
       for (size_t j = 0; j < b.columns.size(); ++j) {
         std::vector<double> column = b.columns[j];

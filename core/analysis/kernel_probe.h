@@ -57,6 +57,11 @@ std::vector<std::string> defaultProbeFamilies();
 // that has them). L, head_dim and base go to every family that has them. An override that no
 // chosen family and no target uses is an error, as is a family that refuses the probe's head_dim.
 ProbeReport runKernelProbe(const ProbeSettings& settings);
+// runKernelProbe's checks alone, before any work: the target, finite values, L, head_dim, base,
+// channels and ridge in their ranges, and every family built with them (the first to fail named).
+// Throws InvalidArgument. The CLI asks it before the work budget, so that a value out of range is
+// named as given, not as the budget's estimate clamps it.
+void checkProbeSettings(const ProbeSettings& settings);
 
 // The size of the probe `settings` ask for, read with runKernelProbe's defaults and clamped to its
 // ranges (which it checks itself): for the work estimate (limits/work_budget.h's kernelProbeCost)

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "io/json_input.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -168,6 +169,8 @@ ScriptMeta readScriptMeta(torch::jit::Module& module, const std::string& where) 
     throw InvalidArgument(where + ": metadata: raised: " + firstLine(e));
   }
   nlohmann::json j;
+  if (const std::string deep = jsonDepthProblem(json); !deep.empty())
+    throw InvalidArgument(where + ": metadata: " + deep);
   try {
     j = nlohmann::json::parse(json);
   } catch (const std::exception& e) {

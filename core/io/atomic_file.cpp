@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,42 @@ namespace {
 constexpr int kMaxSymlinkHops = 40;  // as Linux's MAXSYMLINKS
 // A temporary whose writer cannot be told apart from a live one is removed after this long.
 constexpr auto kStaleAge = std::chrono::hours(1);
+
+// The temporaries being written now, for removeTemporariesInFlight (a signal handler): fixed
+// storage, a slot's path readable once `ready` is set.
+constexpr int kInFlightSlots = 16;
+constexpr size_t kInFlightPathBytes = 4096;
+char inFlightPath[kInFlightSlots][kInFlightPathBytes];
+std::atomic<bool> inFlightClaimed[kInFlightSlots];
+std::atomic<bool> inFlightReady[kInFlightSlots];
+
+// Holds one slot while a temporary exists (none when all are taken or the path is too long: the
+// write goes on, untracked).
+class TemporaryInFlight {
+ public:
+  explicit TemporaryInFlight(const fs::path& tmp) {
+    const std::string p = tmp.string();
+    if (p.size() >= kInFlightPathBytes) return;
+    for (int i = 0; i < kInFlightSlots; ++i) {
+      bool expected = false;
+      if (!inFlightClaimed[i].compare_exchange_strong(expected, true)) continue;
+      std::memcpy(inFlightPath[i], p.c_str(), p.size() + 1);
+      inFlightReady[i] = true;
+      slot_ = i;
+      return;
+    }
+  }
+  ~TemporaryInFlight() {
+    if (slot_ < 0) return;
+    inFlightReady[slot_] = false;
+    inFlightClaimed[slot_] = false;
+  }
+  TemporaryInFlight(const TemporaryInFlight&) = delete;
+  TemporaryInFlight& operator=(const TemporaryInFlight&) = delete;
+
+ private:
+  int slot_ = -1;
+};
 
 // The file a write to `path` must replace: symlinks followed (a dangling one to its target).
 fs::path resolveTarget(const std::string& path) {
@@ -97,6 +134,7 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
   std::random_device rd;
   const fs::path tmp =
       dir / (temporaryPrefix(target) + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  const TemporaryInFlight tracked(tmp);  // before it exists: a signal may come at any point
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
@@ -120,6 +158,11 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
     fs::remove(tmp, ec);
     throw Error("cannot replace " + path + ": " + why, "the previous file is unchanged");
   }
+}
+
+void removeTemporariesInFlight() {
+  for (int i = 0; i < kInFlightSlots; ++i)
+    if (inFlightReady[i].load()) ::unlink(inFlightPath[i]);
 }
 
 }  // namespace poslab

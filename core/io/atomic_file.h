@@ -16,4 +16,9 @@ namespace poslab {
 // over an hour old) are removed first.
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+// Removes the temporaries writeFileAtomically is writing now (at most 16 at once are tracked).
+// Async-signal-safe: for a SIGINT or SIGTERM handler that then ends the process, so that an
+// interrupted write (a CSV of 400 MB) leaves nothing behind.
+void removeTemporariesInFlight();
+
 }  // namespace poslab

@@ -23,7 +23,40 @@ std::string detailOf(const nlohmann::json::exception& e) {
 
 }  // namespace
 
+std::string jsonDepthProblem(const std::string& text) {
+  int depth = 0;
+  bool inString = false, escaped = false;
+  long long line = 1, column = 0;
+  for (const char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return "nested deeper than " + std::to_string(kMaxJsonDepth) +
+               " arrays and objects at line " + std::to_string(line) + ", column " +
+               std::to_string(column);
+    } else if (c == ']' || c == '}') {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return {};
+}
+
 nlohmann::json parseJsonText(const std::string& text, const std::string& source) {
+  if (const std::string deep = jsonDepthProblem(text); !deep.empty())
+    throw InvalidArgument(source + ": " + deep);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -54,8 +54,12 @@ constexpr double kCharactersPerJsonNumber = 24;
 constexpr double kBytesPerPlotPoint = 16;
 constexpr double kMaxOverlayCurves =
     3;  // the kernel view's overlays (lessons/window_state_check.h)
-// Formatting a number as text (snprintf's digits) counts as this many multiply-adds.
-constexpr double kPerFormattedNumber = 64;
+// Formatting a number as text and printing it (snprintf's digits, the table's std::string, the
+// column alignment, the stream) counts as this many multiply-adds: measured 0.9 us a cell for
+// `kernel --lags 0:200000` (3.6 million cells, 3.1 s at load 8 on the 2-core machine), where a
+// multiply-add of the budgets' scale is 0.2-0.6 ns. It was 64, and a table of 2 million lags
+// (14x under the budget by that count) printed for over 30 s without a word.
+constexpr double kPerFormattedNumber = 2000;
 // A lag kernel or basis value (exp, sin, cos, a power) counts as this many multiply-adds.
 constexpr double kPerFunctionValue = 32;
 // What one Adam step of the adaptive recovery costs besides its arithmetic: about 60 small
@@ -111,7 +115,8 @@ WorkCost lagTableCost(long long lags, long long columns, LagTableOutput output) 
       cost.multiplyAdds += cells * kPerFormattedNumber;
       cost.bytes += cells * (kBytesPerJsonValue + 2 * kCharactersPerJsonNumber);
       break;
-    case LagTableOutput::Csv:
+    case LagTableOutput::Csv:  // streamed to the file: no memory, but every cell is formatted
+      cost.multiplyAdds += cells * kPerFormattedNumber;
       break;
     case LagTableOutput::Plot:  // each curve's points, the result's copy; the overlays' kernels
       cost.bytes +=
@@ -131,6 +136,10 @@ WorkCost featureNormCost(long long maxPos, long long gridPositions, bool relativ
   const double work = (rows + 2) * keys * perKey * kPerFunctionValue;
   const double bytes = 4 * keys * perKey * 8;  // a few (H, maxPos + 1, D) float64 tensors
   return {work, bytes};
+}
+
+double formattedNumbersCost(double count) {
+  return count * kPerFormattedNumber;
 }
 
 WorkCost attentionMapCost(long long T, long long heads, long long headDim) {

@@ -47,6 +47,9 @@ std::string budgetFactorHint(double ratio);
 
 // --- Estimates, one per kind of request -------------------------------------------------------
 
+// Multiply-adds of formatting and printing `count` numbers as text (a CSV file, a table).
+double formattedNumbersCost(double count);
+
 // A task's target kernel at `length` lags, normalised over `trainLength` lags (task-kernel; the
 // task itself sums the kernel over the training lags when it is built), printed as a table.
 WorkCost taskKernelCost(long long length, long long trainLength);
@@ -54,8 +57,9 @@ WorkCost taskKernelCost(long long length, long long trainLength);
 // What a front end makes of a lag table besides its values (the lags, each column and the
 // kernel, float64): `kernel`'s text table (a std::string per cell, all rows held until printed),
 // `kernel --json` (a JSON number per cell, then the document's text), `kernel --csv` alone
-// (streamed to the file: nothing), or the window's kernel view (a (key, value) point per lag on
-// each curve, the result's copy that crosses to the window, and up to three overlays' kernels).
+// (streamed to the file: no memory, the formatting's work), or the window's kernel view (a (key,
+// value) point per lag on each curve, the result's copy that crosses to the window, and up to three
+// overlays' kernels).
 enum class LagTableOutput { Text, Json, Csv, Plot };
 
 // A family's basis table over `lags` lags with `columns` columns (kernel, the GUI's kernel view),

@@ -51,7 +51,11 @@ std::string defaultAttentionPathName() {
   const char* env = std::getenv("POSLAB_ATTENTION");
   if (!env) return "fused";
   const std::vector<std::string> names = attentionPathNames();
-  return std::find(names.begin(), names.end(), env) != names.end() ? std::string(env) : "fused";
+  if (std::find(names.begin(), names.end(), env) != names.end()) return env;
+  std::string list;  // a misspelt value used to fall back to fused without a word
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw InvalidArgument(std::string("POSLAB_ATTENTION = '") + env + "' is not an attention path",
+                        "this build has: " + list + "; unset it for fused");
 }
 
 }  // namespace poslab

@@ -180,10 +180,10 @@ class ByteLmTask : public Task {
 
  private:
   bool outline_ = false;
-  std::string name_;              // the file (or the default corpus) for messages
-  std::string splitName_;         // "train split ..." or "eval split ..."
+  std::string name_;               // the file (or the default corpus) for messages
+  std::string splitName_;          // "train split ..." or "eval split ..."
   std::uintmax_t splitBytes_ = 0;  // this split's size
-  std::string bytes_;             // this split's bytes (empty in the outline)
+  std::string bytes_;              // this split's bytes (empty in the outline)
 };
 
 }  // namespace

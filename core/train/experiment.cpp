@@ -74,13 +74,14 @@ RunEnd trainRun(const PlannedRun& p, RunResult& r,
     EvaluationProgress at;
     at.step = step;
     at.lengthCount = lengths.size();
-    return trainer.evaluate(lengths, 0, [&](size_t index, long long L, long long done, long long n) {
-      at.lengthIndex = index;
-      at.length = L;
-      at.done = done;
-      at.perLength = n;
-      evalProgress(at);
-    });
+    return trainer.evaluate(lengths, 0,
+                            [&](size_t index, long long L, long long done, long long n) {
+                              at.lengthIndex = index;
+                              at.length = L;
+                              at.done = done;
+                              at.perLength = n;
+                              evalProgress(at);
+                            });
   };
   // Stopped by checkpointing.stop: the run's checkpoint at its last complete step (an evaluation
   // it was in is done again when it continues: evaluation reads the weights only). Cancelled, or

@@ -151,8 +151,7 @@ long long RunWork::evaluations() const {
 }
 
 double RunWork::total() const {
-  return static_cast<double>(steps) * perStep +
-         static_cast<double>(evaluations()) * perEvaluation;
+  return static_cast<double>(steps) * perStep + static_cast<double>(evaluations()) * perEvaluation;
 }
 
 RunWork runWork(const TrainConfig& c, const Task& task) {

@@ -14,7 +14,9 @@
 
 #include "analysis/final_query_attention.h"
 #include "dist/dist_env.h"
+#include "encodings/registry.h"
 #include "model/pin_check.h"
+#include "model/position_module.h"
 #include "train/attention_blocks.h"
 #include "train/pj_sector_init.h"
 #include "train/run_limits.h"
@@ -110,54 +112,74 @@ std::pair<torch::Tensor, double> Trainer::State::lossAndAccuracy(const torch::Te
   return {loss, acc};
 }
 
+namespace {
+// Completes `cfg` against its tasks and checks what a run needs of them, before any model exists:
+// the vocabulary, the evaluation lengths (empty: the train length) and the answer logits filled
+// in; every length within what the tasks generate; the evaluation and a training step within
+// their budgets; the pins. The tasks may be outlines (Trainer::check).
+void completeAndCheck(TrainConfig& cfg, const Task& task, const Task& evalTask) {
+  cfg.model.vocab = task.vocabSize();
+  if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
+  for (long long L : cfg.run.evalLengths) {
+    if (L < evalTask.minLength() || L > evalTask.maxLength())
+      throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
+                                task.id() + " can generate",
+                            "allowed [" + std::to_string(evalTask.minLength()) + ", " +
+                                std::to_string(evalTask.maxLength()) + "]");
+  }
+  if (cfg.task.trainLength < task.minLength() || cfg.task.trainLength > task.maxLength())
+    throw InvalidArgument("train length " + std::to_string(cfg.task.trainLength) +
+                              " is outside what task " + task.id() + " can generate",
+                          "allowed [" + std::to_string(task.minLength()) + ", " +
+                              std::to_string(task.maxLength()) + "]");
+  for (long long t : cfg.task.trainLengths)
+    if (t < task.minLength() || t > task.maxLength())
+      throw InvalidArgument("field 'task.train_lengths': " + std::to_string(t) +
+                                " is outside what task " + task.id() + " can generate",
+                            "allowed [" + std::to_string(task.minLength()) + ", " +
+                                std::to_string(task.maxLength()) + "]");
+  if (cfg.task.minTrainLength > 0 && cfg.task.minTrainLength < task.minLength())
+    throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
+                              " is shorter than task " + task.id() + " can generate",
+                          "use at least " + std::to_string(task.minLength()) + ", or 0");
+  for (long long L : cfg.run.evalLengths)
+    checkEvaluationFits(cfg, task.vocabSize(), L,
+                        evaluationPasses(task, L) * cfg.run.evalSequences);
+  checkEvaluationTotalFits(cfg, task, cfg.run.evalLengths, cfg.run.evalSequences);
+  if (cfg.model.answerLogits < 0) cfg.model.answerLogits = task.answerTokenCount();
+  if (cfg.model.answerLogits > 0 &&
+      (task.answerTokenCount() == 0 || cfg.model.answerLogits < task.answerTokenCount()))
+    throw InvalidArgument(
+        "field 'model.answer_logits' = " + std::to_string(cfg.model.answerLogits) + ": task " +
+            task.id() +
+            (task.answerTokenCount() == 0
+                 ? " scores every token, not a few answer tokens"
+                 : " has " + std::to_string(task.answerTokenCount()) + " answers"),
+        task.answerTokenCount() == 0
+            ? "use 0"
+            : "use 0 or at least " + std::to_string(task.answerTokenCount()));
+  checkTrainingFits(cfg, task.vocabSize());
+  checkPinsApply(cfg.model, cfg.task.trainLength);
+}
+}  // namespace
+
+void Trainer::check(TrainConfig cfg) {
+  cfg.validate();
+  resolvePjSectorChoices(cfg);
+  cfg.task.headDim = cfg.model.headDim();
+  completeAndCheck(cfg, *makeTaskOutline(cfg.task), *makeEvaluationTaskOutline(cfg.task));
+  chooseDevice(cfg.run.device);
+  makeEncoding(cfg.model.family, resolvedFamilyParams(cfg.model, cfg.task.trainLength));
+  checkTrainableStart(cfg.model, cfg.task.trainLength);
+}
+
 void Trainer::State::build() {
   cfg.validate();
   resolvePjSectorChoices(cfg);             // model.pj_* into the family's sectorParams (pj-bias)
   cfg.task.headDim = cfg.model.headDim();  // before the tasks: it sets kernel-lm's omega
   task = makeTask(cfg.task);
   evalTask = makeEvaluationTask(cfg.task);
-  cfg.model.vocab = task->vocabSize();
-  if (cfg.run.evalLengths.empty()) cfg.run.evalLengths = {cfg.task.trainLength};
-  for (long long L : cfg.run.evalLengths) {
-    if (L < evalTask->minLength() || L > evalTask->maxLength())
-      throw InvalidArgument("evaluation length " + std::to_string(L) + " is outside what task " +
-                                task->id() + " can generate",
-                            "allowed [" + std::to_string(task->minLength()) + ", " +
-                                std::to_string(task->maxLength()) + "]");
-  }
-  if (cfg.task.trainLength < task->minLength() || cfg.task.trainLength > task->maxLength())
-    throw InvalidArgument("train length " + std::to_string(cfg.task.trainLength) +
-                              " is outside what task " + task->id() + " can generate",
-                          "allowed [" + std::to_string(task->minLength()) + ", " +
-                              std::to_string(task->maxLength()) + "]");
-  for (long long t : cfg.task.trainLengths)
-    if (t < task->minLength() || t > task->maxLength())
-      throw InvalidArgument("field 'task.train_lengths': " + std::to_string(t) +
-                                " is outside what task " + task->id() + " can generate",
-                            "allowed [" + std::to_string(task->minLength()) + ", " +
-                                std::to_string(task->maxLength()) + "]");
-  if (cfg.task.minTrainLength > 0 && cfg.task.minTrainLength < task->minLength())
-    throw InvalidArgument("min train length " + std::to_string(cfg.task.minTrainLength) +
-                              " is shorter than task " + task->id() + " can generate",
-                          "use at least " + std::to_string(task->minLength()) + ", or 0");
-  for (long long L : cfg.run.evalLengths)
-    checkEvaluationFits(cfg, task->vocabSize(), L,
-                        evaluationPasses(*task, L) * cfg.run.evalSequences);
-  checkEvaluationTotalFits(cfg, *task, cfg.run.evalLengths, cfg.run.evalSequences);
-  if (cfg.model.answerLogits < 0) cfg.model.answerLogits = task->answerTokenCount();
-  if (cfg.model.answerLogits > 0 &&
-      (task->answerTokenCount() == 0 || cfg.model.answerLogits < task->answerTokenCount()))
-    throw InvalidArgument(
-        "field 'model.answer_logits' = " + std::to_string(cfg.model.answerLogits) + ": task " +
-            task->id() +
-            (task->answerTokenCount() == 0
-                 ? " scores every token, not a few answer tokens"
-                 : " has " + std::to_string(task->answerTokenCount()) + " answers"),
-        task->answerTokenCount() == 0
-            ? "use 0"
-            : "use 0 or at least " + std::to_string(task->answerTokenCount()));
-  checkTrainingFits(cfg, task->vocabSize());
-  checkPinsApply(cfg.model, cfg.task.trainLength);
+  completeAndCheck(cfg, *task, *evalTask);
   device = chooseDevice(cfg.run.device);
   try {
     // The initial weights come from torch's process-wide generator: seeding it and drawing

@@ -44,8 +44,8 @@ struct OrderLoo {
 // length, sequence passes done at it, and passes at it: the sequences per length times
 // evaluationPasses (run_limits.h: kv-retrieval runs its sequences again at each distance point),
 // so that progress and ETAs count every pass.
-using EvalProgress = std::function<void(size_t lengthIndex, long long length, long long done,
-                                        long long total)>;
+using EvalProgress =
+    std::function<void(size_t lengthIndex, long long length, long long done, long long total)>;
 
 // Asked before every evaluation batch: true ends the evaluation at once with EvaluationStopped.
 // A stop request (SIGINT or SIGTERM in a sweep) then acts within one batch, not after an
@@ -64,6 +64,11 @@ class Trainer {
  public:
   // Validates the config, builds the task and a model seeded with run.seed.
   explicit Trainer(TrainConfig config);
+  // The constructor's checks that need no data and no model: the config's fields, its tasks'
+  // outlines (options, lengths), the evaluation's and a training step's budgets, the answer
+  // logits, the pins, the device and the family's parameters. Throws what the constructor would;
+  // cheap, so a UI thread may ask it (TrainingWorker does, before its own thread builds the run).
+  static void check(TrainConfig config);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;

@@ -13,7 +13,7 @@ namespace poslab {
 
 TrainingWorker::TrainingWorker(TrainConfig config, Callback onSnapshot)
     : config_(std::move(config)), onSnapshot_(std::move(onSnapshot)) {
-  config_.validate();
+  Trainer::check(config_);  // what needs no data and no model: refused here, at once
   thread_ = std::thread([this] {
     build();
     loop();
@@ -167,12 +167,12 @@ void TrainingWorker::doStep() {
       lastNotice = now;
       Snapshot note;
       note.event = SnapshotEvent::Evaluating;
-      note.evaluationDone = (static_cast<double>(index) + static_cast<double>(done) /
-                                                              static_cast<double>(total)) /
-                            static_cast<double>(lengths.size());
-      note.message = "evaluation after step " + std::to_string(step) + ": T = " +
-                     std::to_string(L) + " (length " + std::to_string(index + 1) + " of " +
-                     std::to_string(lengths.size()) + "), " + std::to_string(done) + "/" +
+      note.evaluationDone =
+          (static_cast<double>(index) + static_cast<double>(done) / static_cast<double>(total)) /
+          static_cast<double>(lengths.size());
+      note.message = "evaluation after step " + std::to_string(step) +
+                     ": T = " + std::to_string(L) + " (length " + std::to_string(index + 1) +
+                     " of " + std::to_string(lengths.size()) + "), " + std::to_string(done) + "/" +
                      std::to_string(total) + " sequences";
       onSnapshot_(note);
     };

@@ -21,7 +21,7 @@ class TrainingWorker {
  public:
   using Callback = std::function<void(const Snapshot&)>;
 
-  // Checks the config now (TrainConfig::validate throws here) and starts the thread, paused; the
+  // Checks the config now (Trainer::check throws here) and starts the thread, paused; the
   // thread builds the trainer first (a byte-lm corpus is read there, a model initialised: seconds
   // that must not block a UI thread). A build that fails sends one Snapshot with event Failed and
   // the reason; the worker then takes no step (play and stepOnce do nothing, jobs get the reason)

@@ -100,8 +100,13 @@ int configured = 0;
 
 int requestedThreadsFromEnvironment(int cores) {
   const char* name = threadVariable();
+  // OMP_NUM_THREADS set aside at start because libgomp would have complained about it
+  // (app/blas_threads_preinit.cpp): refused below under its own name.
+  const char* setAside = std::getenv("POSLAB_REFUSED_OMP_NUM_THREADS");
+  if (name == nullptr && setAside != nullptr) name = "OMP_NUM_THREADS";
   if (name == nullptr) return 0;
-  const std::string value = std::getenv(name);
+  const std::string value =
+      std::getenv(name) != nullptr ? std::getenv(name) : std::string(setAside);
   const long long most = static_cast<long long>(kMaxThreadsPerCore) * std::max(1, cores);
   char* end = nullptr;
   errno = 0;

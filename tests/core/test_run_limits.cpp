@@ -204,8 +204,7 @@ TEST(RunLimits, AStoppedEvaluationEndsBeforeItsNextBatch) {
   int asked = 0, batches = 0;
   t.setEvaluationStop([&] { return ++asked > 2; });  // stop before the third batch
   EXPECT_THROW(
-      t.evaluate(c.run.evalLengths, 0,
-                 [&](size_t, long long, long long, long long) { ++batches; }),
+      t.evaluate(c.run.evalLengths, 0, [&](size_t, long long, long long, long long) { ++batches; }),
       EvaluationStopped);
   EXPECT_EQ(asked, 3);
   EXPECT_EQ(batches, 2);

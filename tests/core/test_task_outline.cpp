@@ -16,11 +16,11 @@
 
 #include "io/json_fields.h"
 #include "tasks/task.h"
+#include "test_support.h"
 #include "train/experiment_spec.h"
 #include "train/run_limits.h"
 #include "train/trainable_check.h"
 #include "train/training_worker.h"
-#include "test_support.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -121,7 +121,10 @@ nlohmann::json byteLmExperiment(const std::string& textFile, long long evalLengt
         {"model", {{"d_model", 16}, {"heads", 2}, {"layers", 1}}},
         {"optim", {{"batch", 2}}},
         {"run",
-         {{"steps", 2}, {"eval_lengths", {evalLength}}, {"eval_sequences", 2}, {"eval_every", 0}}}}}};
+         {{"steps", 2},
+          {"eval_lengths", {evalLength}},
+          {"eval_sequences", 2},
+          {"eval_every", 0}}}}}};
 }
 
 // CorpusCheck::Size (the window's load check) checks the file and the lengths against its size

@@ -45,8 +45,8 @@ TEST(WorkerProgress, AnEvaluationSaysWhereItIs) {
   ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(120), [&] { return stepped; }));
   // Length 32: 8 sequences a batch (256 tokens), 12 sequences: batches of 8 and 4. Length 64:
   // 4 a batch, three batches.
-  const std::vector<double> expected = {8.0 / 12 / 2, 1.0 / 2, (1 + 1.0 / 3) / 2,
-                                        (1 + 2.0 / 3) / 2, 1.0};
+  const std::vector<double> expected = {8.0 / 12 / 2, 1.0 / 2, (1 + 1.0 / 3) / 2, (1 + 2.0 / 3) / 2,
+                                        1.0};
   ASSERT_EQ(notes.size(), expected.size());
   for (size_t i = 0; i < notes.size(); ++i) {
     const Snapshot& n = notes[i];

@@ -8,6 +8,7 @@
 
 #include "io/input_file.h"
 #include "io/json_fields.h"
+#include "io/json_input.h"
 #include "session/session_families.h"
 #include "train/experiment_plan.h"
 #include "train/preset.h"
@@ -68,9 +69,9 @@ bool loadPresetIntoTraining(TrainingPanel* panel, ViewSelector* views, const QSt
 std::vector<FamilyFileNeed> presetFamilyNeeds(const QString& nameOrPath) {
   try {
     const std::string file = poslab::presetFile(nameOrPath.toStdString());
-    const nlohmann::json j =
-        nlohmann::json::parse(readInputFile(file, "preset file", kMaxJsonInputBytes), nullptr,
-                              /*allow_exceptions=*/false);
+    const std::string text = readInputFile(file, "preset file", kMaxJsonInputBytes);
+    if (!jsonDepthProblem(text).empty()) return {};  // reading the preset names the problem
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     return familyFileNeeds(j, QFileInfo(QString::fromStdString(file)).absoluteDir());
   } catch (const std::exception&) {
     return {};

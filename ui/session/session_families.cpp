@@ -9,6 +9,7 @@
 
 #include "bridge/loaded_families.h"
 #include "io/input_file.h"
+#include "io/json_input.h"
 
 namespace poslab::ui {
 
@@ -168,8 +169,9 @@ QString loadSessionFamilies(const SessionState& s) {
 std::vector<FamilyFileNeed> sessionFileNeeds(const QString& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(readInputFile(path.toStdString(), "session file", kMaxJsonInputBytes),
-                              nullptr, /*allow_exceptions=*/false);
+    const std::string text = readInputFile(path.toStdString(), "session file", kMaxJsonInputBytes);
+    if (!jsonDepthProblem(text).empty()) return {};  // loadSessionFile names the problem
+    j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   } catch (const std::exception&) {
     return {};  // loadSessionFile names the problem
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "io/input_file.h"
+#include "io/json_input.h"
 #include "util/error.h"
 
 namespace poslab::ui {
@@ -18,6 +19,11 @@ namespace {
 
 // Parses JSON text; on a syntax error says where (line and column, counted from the byte offset).
 bool parseJson(const QByteArray& bytes, nlohmann::json* out, QString* error) {
+  // Deeper nesting than the formats have would overflow the stack when the document is copied.
+  if (const std::string deep = jsonDepthProblem(bytes.toStdString()); !deep.empty()) {
+    *error = QString::fromStdString(deep);
+    return false;
+  }
   try {
     *out = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size());
     return true;

@@ -49,8 +49,8 @@ bool TrainingController::isPlaying() const {
 
 bool TrainingController::allFinished() const {
   return !states_.empty() && std::all_of(states_.begin(), states_.end(), [](const RunState& s) {
-           return s.finished || !s.failure.isEmpty();
-         });
+    return s.finished || !s.failure.isEmpty();
+  });
 }
 
 QString TrainingController::runFailure() const {
@@ -90,7 +90,8 @@ void TrainingController::updateStepProgress() {
   }
   long long steps = 0;  // the longest run's
   for (const auto& r : runs_) steps = std::max(steps, r->spec().config.run.steps);
-  const double perStep = static_cast<double>(playClock_.elapsed()) / 1000 / static_cast<double>(since);
+  const double perStep =
+      static_cast<double>(playClock_.elapsed()) / 1000 / static_cast<double>(since);
   setProgress(tr("%1 of %2 steps, about %3 left (then the evaluation)")
                   .arg(step)
                   .arg(steps)

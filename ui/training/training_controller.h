@@ -111,9 +111,9 @@ class TrainingController : public QObject {
   void statusChanged(const QString& text);
   void runsCleared();  // the runs are gone (replaced or stopped): views and curves empty
   void runsStarted(const std::vector<poslab::ui::TrainingRunSpec>& specs);  // new runs, step 0
-  void runsReset();                  // every run back at step 0
-  void runStateChanged();            // runStateText() may have changed
-  void stepChanged(long long step);  // stepCount() after a snapshot, a reset or a load
+  void runsReset();                           // every run back at step 0
+  void runStateChanged();                     // runStateText() may have changed
+  void stepChanged(long long step);           // stepCount() after a snapshot, a reset or a load
   void progressChanged(const QString& text);  // progressText()
   // A snapshot went into run `index`'s state; inspect: the model the user looks at changed (the
   // views should ask for fresh maps and samples); finishedNow: the run just took its last step.
@@ -164,8 +164,8 @@ class TrainingController : public QObject {
   std::map<std::string, Throttle> throttles_;  // by inspection kind
   QString status_;
   QString progress_;
-  QElapsedTimer playClock_;     // since the last Play
-  long long playStartStep_ = 0;  // stepCount() at that Play
+  QElapsedTimer playClock_;                                     // since the last Play
+  long long playStartStep_ = 0;                                 // stepCount() at that Play
   std::unique_ptr<PendingSave> pendingSave_;                    // saveCheckpoints in flight
   std::map<QString, std::shared_ptr<TrainedModel>> preloaded_;  // by path: preloadCheckpoints
 };

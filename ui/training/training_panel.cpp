@@ -71,8 +71,9 @@ TrainingPanel::TrainingPanel(QWidget* parent)
   progress_ = new QLabel(left);
   progress_->setObjectName("trainingProgress");
   progress_->setWordWrap(true);
-  progress_->setToolTip(tr("the steps left and their time at the rate since Play, or where a long "
-                           "evaluation is"));
+  progress_->setToolTip(
+      tr("the steps left and their time at the rate since Play, or where a long "
+         "evaluation is"));
   status_ = new QLabel(left);
   status_->setObjectName("trainingStatus");
   status_->setWordWrap(true);
