@@ -29,7 +29,7 @@ std::pair<long long, long long> parseLagRange(const std::string& text) {
 // CSV file's formatting when one is written too.
 void checkTableFits(const Encoding& enc, long long a, long long b, bool json, bool csv) {
   const double lags = static_cast<double>(b) - static_cast<double>(a);
-  if (lags <= 1) return;  // lagRange itself rejects an empty or negative range
+  if (a < 0 || lags <= 1) return;  // lagRange itself rejects an empty or negative range, as given
   const auto columns = static_cast<long long>(enc.basis(lagRange(a, a + 1)).names.size());
   WorkCost cost = lagTableCost(b - a, columns, json ? LagTableOutput::Json : LagTableOutput::Text);
   if (csv) cost.multiplyAdds += lagTableCost(b - a, columns, LagTableOutput::Csv).multiplyAdds;

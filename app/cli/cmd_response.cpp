@@ -102,11 +102,17 @@ void addResponseCommand(CLI::App& app) {
               << "cosine with the task's kernel, all lags 1.." << length - 1 << ": "
               << formatNumber(all, 3) << "  (a linear readout with this kernel would label "
               << formatNumber(summary.impliedAccuracy, 3) << " of length-" << length
-              << " sequences correctly)\n"
-              << "  over the trained lags 1.." << trainLength - 1 << ": " << formatNumber(inside, 3)
-              << "\n"
-              << "  over the lags beyond, " << trainLength << ".." << length - 1 << ": "
-              << formatNumber(beyond, 3) << "\n";
+              << " sequences correctly)\n";
+    // The split at the training length, where the probe reaches past it (at T = 2 it printed
+    // "the trained lags 1..15" and "the lags beyond, 16..1").
+    if (length > trainLength)
+      std::cout << "  over the trained lags 1.." << trainLength - 1 << ": "
+                << formatNumber(inside, 3) << "\n"
+                << "  over the lags beyond, " << trainLength << ".." << length - 1 << ": "
+                << formatNumber(beyond, 3) << "\n";
+    else
+      std::cout << "  (every lag of T = " << length << " is within the training length "
+                << trainLength << ")\n";
     if (!o->csv.empty()) std::cout << "wrote " << o->csv << "\n";
   });
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/cancellation.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -69,6 +70,7 @@ std::string readInputFile(const std::string& path, const std::string& what,
   data.reserve(static_cast<size_t>(size));
   char buffer[1 << 16];
   for (;;) {
+    throwIfCancelled();  // a worker told to stop does not finish reading a 1 GiB corpus first
     const ssize_t n = ::read(file.fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;

@@ -15,7 +15,8 @@ constexpr std::uintmax_t kMaxCheckpointBytes = 4ull << 30;  // model checkpoints
 
 // The whole content of `path`. `what` names the input in messages ("preset file", "--config").
 // Throws InvalidArgument naming `what` and the path when the path does not exist, is not a
-// regular file, is larger than maxBytes, or cannot be read.
+// regular file, is larger than maxBytes, or cannot be read; Cancelled (util/cancellation.h) when
+// the thread's stop flag is set between its 64 KiB reads.
 std::string readInputFile(const std::string& path, const std::string& what,
                           std::uintmax_t maxBytes);
 // The same checks without reading the content (a corpus checked when a session loads); returns

@@ -58,8 +58,9 @@ std::string shownJson(const json& v) {
 
 void checkJsonValue(bool, const JsonPath&, const JsonLimits&) {}  // both values are allowed
 void checkJsonValue(double v, const JsonPath& at, const JsonLimits& l) {
-  if (!std::isfinite(v) || v < l.min || v > l.max)
-    at.fail("= " + number(v) + " is out of range", rangeText(l));
+  // NaN and infinity are no number a range can hold: said so, not "out of [-1.8e308, 1.8e308]".
+  if (!std::isfinite(v)) at.fail("= " + number(v) + " is not a finite number", "give a number");
+  if (v < l.min || v > l.max) at.fail("= " + number(v) + " is out of range", rangeText(l));
 }
 void checkJsonValue(long long v, const JsonPath& at, const JsonLimits& l) {
   if (static_cast<double>(v) < l.min || static_cast<double>(v) > l.max)

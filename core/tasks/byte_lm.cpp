@@ -19,6 +19,7 @@
 
 #include "io/input_file.h"
 #include "tasks/task_common.h"
+#include "util/cancellation.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -51,7 +52,12 @@ long long firstInvalidUtf8(const std::string& s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   size_t i = 0;
+  size_t nextCheck = 0;
   while (i < n) {
+    if (i >= nextCheck) {  // every MiB: a worker told to stop does not check the rest first
+      throwIfCancelled();
+      nextCheck = i + (1 << 20);
+    }
     const unsigned char c = p[i];
     if (c < 0x80) {
       ++i;

@@ -1,12 +1,14 @@
 #include "train/training_worker.h"
 
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <future>
 #include <string>
 #include <vector>
 
 #include "train/training_loop.h"
+#include "util/cancellation.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -22,10 +24,15 @@ TrainingWorker::TrainingWorker(TrainConfig config, Callback onSnapshot)
 
 bool TrainingWorker::build() {
   trainer_.reset();  // before the new one: two models of a large config need not fit together
+  // stop() while the corpus is read ends the read (the UI thread joining this one does not wait).
+  const ScopedCancellation cancellable(&stopping_);
   try {
     trainer_ = std::make_unique<Trainer>(config_);
     buildError_.clear();
     return true;
+  } catch (const Cancelled&) {
+    buildError_ = "stopped while it was built";
+    return false;  // stopping: nobody waits for a snapshot
   } catch (const std::exception& e) {
     buildError_ = e.what();
   } catch (...) {
@@ -159,7 +166,8 @@ void TrainingWorker::doStep() {
   callbacks.evaluate = [this](Trainer& trainer, Snapshot& snap) {
     const std::vector<long long>& lengths = trainer.config().run.evalLengths;
     const long long step = trainer.stepCount();
-    auto lastNotice = std::chrono::steady_clock::now();  // the first after one interval
+    const auto start = std::chrono::steady_clock::now();
+    auto lastNotice = start;  // the first after one interval
     // Where the evaluation is, at most once per interval (a paper's lengths take minutes).
     const EvalProgress progress = [&](size_t index, long long L, long long done, long long total) {
       const auto now = std::chrono::steady_clock::now();
@@ -170,10 +178,13 @@ void TrainingWorker::doStep() {
       note.evaluationDone =
           (static_cast<double>(index) + static_cast<double>(done) / static_cast<double>(total)) /
           static_cast<double>(lengths.size());
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      const double left = elapsed / note.evaluationDone * (1 - note.evaluationDone);
       note.message = "evaluation after step " + std::to_string(step) +
                      ": T = " + std::to_string(L) + " (length " + std::to_string(index + 1) +
                      " of " + std::to_string(lengths.size()) + "), " + std::to_string(done) + "/" +
-                     std::to_string(total) + " sequences";
+                     std::to_string(total) + " sequences, ETA " +
+                     std::to_string(std::llround(left)) + " s";
       onSnapshot_(note);
     };
     try {

@@ -25,7 +25,8 @@ class TrainingWorker {
   // thread builds the trainer first (a byte-lm corpus is read there, a model initialised: seconds
   // that must not block a UI thread). A build that fails sends one Snapshot with event Failed and
   // the reason; the worker then takes no step (play and stepOnce do nothing, jobs get the reason)
-  // until reset() builds it again. stop() waits for a build in progress.
+  // until reset() builds it again. stop() ends a build in progress within one read of its corpus
+  // (util/cancellation.h), so it does not wait for a 1 GiB file.
   TrainingWorker(TrainConfig config, Callback onSnapshot);
   // Takes over a trainer that already exists (e.g. Trainer::fromCheckpoint): stepCount() starts
   // at trainer->stepCount() and play() continues exactly where that trainer stands, up to

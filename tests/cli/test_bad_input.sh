@@ -567,6 +567,13 @@ env -u POSLAB_THREADS POSLAB_THREADS=1 OMP_NUM_THREADS=abc "$cli" families --ids
 python3 -c "print('{\"format\": \"poslab-lesson-1\", \"title\": \"deep\", \"steps\": [{\"title\": \"x\", \"text\": \"x\", \"action\": \"x\", \"state\": {\"tab\": ' + '[' * 200000 + ']' * 200000 + '}}]}')" > "$tmp/deep.json"
 refused10 lesson-nested-deep "lesson file '.*deep.json': nested deeper than 64 arrays and objects at line 1" \
   "$cli" lesson "$tmp/deep.json"
+expect_error kernel-negative-range "lag range -5:10 is empty or negative" \
+  "$cli" kernel --family rope --lags -5:10
+refused10 train-set-nan "field 'model.family_params.base' = nan is not a finite number \(give a number\)" \
+  "$cli" train "${small[@]}" --steps 1 --set base=nan --out "$tmp/nan-run"
+"$cli" response --checkpoint "$ck" --length 2 > "$tmp/resp2.txt" 2> /dev/null &&
+  ! grep -q "beyond" "$tmp/resp2.txt" && grep -q "within the training length" "$tmp/resp2.txt" && ok ||
+  fail "response --length 2: $(cat "$tmp/resp2.txt")"
 # SIGINT while a CSV is written: the file is not left half-written and its temporary is removed.
 "$cli" --budget 100 kernel --family rope --lags 0:3000000 --csv "$tmp/sig.csv" > /dev/null 2>&1 &
 pid=$!

@@ -6,6 +6,7 @@
 // trainingRunBudgetProblem use it; a TrainingWorker builds its trainer on its own thread and says
 // why when it cannot.
 #include <gtest/gtest.h>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "train/run_limits.h"
 #include "train/trainable_check.h"
 #include "train/training_worker.h"
+#include "util/cancellation.h"
 #include "util/error.h"
 
 namespace poslab {
@@ -197,6 +199,23 @@ TEST_F(TaskOutline, WorkerBuildsOnItsThreadAndSaysWhy) {
     return !s.empty() && s.back().event != SnapshotEvent::Reset && s.back().step == 1;
   }));
   EXPECT_EQ(worker.stepCount(), 1);
+}
+
+// A stop asked of the thread reading a corpus ends the read (util/cancellation.h): the training
+// worker's Stop does not wait for a 1 GiB file. Without the scope, or with the flag clear, the
+// same task builds.
+TEST_F(TaskOutline, ACorpusReadStopsWhenAsked) {
+  TaskConfig c = outlineTaskConfig("byte-lm");
+  c.textFile = validText();
+  std::atomic<bool> stop{true};
+  {
+    const ScopedCancellation cancellable(&stop);
+    EXPECT_THROW(makeTask(c), Cancelled);
+    stop = false;
+    EXPECT_EQ(makeTask(c)->maxLength(), 899);
+  }
+  stop = true;
+  EXPECT_EQ(makeTask(c)->maxLength(), 899);  // the scope has ended: nothing asks the flag
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ TEST(WorkerProgress, AnEvaluationSaysWhereItIs) {
     EXPECT_NEAR(n.evaluationDone, expected[i], 1e-12) << i;
     const std::string where = i < 2 ? "T = 32 (length 1 of 2), " : "T = 64 (length 2 of 2), ";
     EXPECT_NE(n.message.find("evaluation after step 1: " + where), std::string::npos) << n.message;
-    EXPECT_NE(n.message.find("/12 sequences"), std::string::npos) << n.message;
+    EXPECT_NE(n.message.find("/12 sequences, ETA "), std::string::npos) << n.message;
   }
 }
 
