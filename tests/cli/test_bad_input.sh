@@ -52,10 +52,7 @@
 #  second (eval-progress, response-progress, diagnose-*-progress); p4 ulimit -u (OpenBLAS, the
 #  thread pools) and memory
 #  under the smallest ulimit -v that starts (memory-kernel) and threads that cannot start.
-# Issue 34's second probe: --jobs past 4 per core, text and CSV tables priced by their formatting,
-#  probe's families checked first, empty or overflowing length lists, task-kernel --head-dim,
-#  POSLAB_ATTENTION, repeated diagnose targets, OMP_NUM_THREADS that libgomp complained about,
-#  JSON nested 200,000 deep (a crash), and a CSV's temporary removed at SIGINT.
+# Issue 34's second probe (other values, other commands): tests/cli/test_bad_values.sh.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_lib.sh"
 
@@ -530,63 +527,6 @@ else
     env OPENBLAS_NUM_THREADS=1 POSLAB_THREADS="$most" \
     bash -c "ulimit -v $((start_mb * 1024)) && ulimit -s 65536 && exec '$cli' families"
 fi
-
-# The second probe of issue 34 (other values, other commands). Each refused within 10 s in one line.
-refused10 jobs-huge "--jobs: '1000' must be a whole number in \[0, " \
-  "$cli" run --preset jordan-kernel-lm --jobs 1000
-refused10 compare-jobs-huge "--jobs: '100000' must be a whole number in \[0, " \
-  "$cli" compare "${small[@]}" --families rope,alibi --steps 1 --jobs 100000
-refused10 kernel-text-table "--lags 0:2000000 \(2000000 lags\) needs about .* over the budget" \
-  "$cli" kernel --family rope --lags 0:2000000
-refused10 kernel-csv "--lags 0:3000000 \(3000000 lags\) needs about .* over the budget" \
-  "$cli" kernel --family rope --lags 0:3000000 --csv "$tmp/kc.csv" --json
-refused10 attention-csv "--T 7000 \(a CSV of T x T numbers\) needs about .* over the budget" \
-  "$cli" attention --family rope --T 7000 --out "$tmp/att.csv"
-refused10 probe-families-all "probe of jordan-m3 \(head_dim 64\): " \
-  "$cli" probe --families all --set L=15000
-refused10 probe-L-as-given "L = 10000001 is out of range for the probe" \
-  "$cli" probe --families rope --set L=10000001
-refused10 eval-lengths-empty-item "--lengths ',,' is not a list of positive integers" \
-  "$cli" eval --checkpoint "$ck" --lengths ,,
-refused10 eval-lengths-overflow "--lengths '99999999999999999999' is not a list of positive integers" \
-  "$cli" eval --checkpoint "$ck" --lengths 99999999999999999999
-refused10 task-kernel-head-dim-odd "--head-dim: '7' must be even" \
-  "$cli" task-kernel --task kernel-lm --length 64 --head-dim 7
-refused10 task-kernel-head-dim-huge "--head-dim: '9223372036854775807' must be a whole number in \[2, 1024\]" \
-  "$cli" task-kernel --task kernel-lm --length 64 --head-dim 9223372036854775807
-refused10 attention-variable "POSLAB_ATTENTION = 'bogus' is not an attention path" \
-  env POSLAB_ATTENTION=bogus "$cli" train "${small[@]}" --steps 1 --out "$tmp/att-var"
-refused10 diagnose-target-repeated "--target lists 'phase' twice" \
-  "$cli" diagnose --target phase,phase
-for value in 0 -3 0x2 abc ""; do  # libgomp's own complaint came first (two more lines)
-  refused10 "omp-threads-'$value'" "^poslab-cli: error: OMP_NUM_THREADS = '$value' is not a whole number" \
-    env -u POSLAB_THREADS OMP_NUM_THREADS="$value" "$cli" families --ids
-done
-env -u POSLAB_THREADS POSLAB_THREADS=1 OMP_NUM_THREADS=abc "$cli" families --ids > /dev/null 2> "$tmp/err" &&
-  [ ! -s "$tmp/err" ] && ok || fail "POSLAB_THREADS=1 with OMP_NUM_THREADS=abc: $(head -c 300 "$tmp/err")"
-python3 -c "print('{\"format\": \"poslab-lesson-1\", \"title\": \"deep\", \"steps\": [{\"title\": \"x\", \"text\": \"x\", \"action\": \"x\", \"state\": {\"tab\": ' + '[' * 200000 + ']' * 200000 + '}}]}')" > "$tmp/deep.json"
-refused10 lesson-nested-deep "lesson file '.*deep.json': nested deeper than 64 arrays and objects at line 1" \
-  "$cli" lesson "$tmp/deep.json"
-expect_error kernel-negative-range "lag range -5:10 is empty or negative" \
-  "$cli" kernel --family rope --lags -5:10
-refused10 train-set-nan "field 'model.family_params.base' = nan is not a finite number \(give a number\)" \
-  "$cli" train "${small[@]}" --steps 1 --set base=nan --out "$tmp/nan-run"
-"$cli" response --checkpoint "$ck" --length 2 > "$tmp/resp2.txt" 2> /dev/null &&
-  ! grep -q "beyond" "$tmp/resp2.txt" && grep -q "within the training length" "$tmp/resp2.txt" && ok ||
-  fail "response --length 2: $(cat "$tmp/resp2.txt")"
-# SIGINT while a CSV is written: the file is not left half-written and its temporary is removed.
-"$cli" --budget 100 kernel --family rope --lags 0:3000000 --csv "$tmp/sig.csv" > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 1 120); do  # until the temporary exists (the table is computed first)
-  ls -a "$tmp" | grep -q "^\.sig\.csv\.tmp-" && break
-  sleep 0.5
-done
-ls -a "$tmp" | grep -q "^\.sig\.csv\.tmp-" && ok || fail "kernel --csv wrote no temporary within 60 s"
-kill -INT $pid
-wait $pid
-rc=$?
-[ $rc -eq 130 ] && ok || fail "kernel --csv at SIGINT: exit $rc"
-ls -a "$tmp" | grep -q "sig\.csv" && fail "SIGINT left $(ls -a "$tmp" | grep sig.csv)" || ok
 
 # p4 a process limit (ulimit -u, which does not bind root: the cases run as nobody where the test
 # runs as root). OpenBLAS, which starts its threads before main, starts none (it ended the program
