@@ -181,9 +181,17 @@ double trainingWorkCost(const TrainConfig& c, const Task& task) {
   return runWork(c, task).total();
 }
 
-RunWork plannedRunWork(const TrainConfig& config) {
+namespace {
+// The task a run of `config` builds: its head size sets kernel-lm's omega, as in the trainer.
+TaskConfig plannedTask(const TrainConfig& config) {
   TaskConfig t = config.task;
-  t.headDim = config.model.headDim();  // as the trainer builds it (kernel-lm's omega)
+  t.headDim = config.model.headDim();
+  return t;
+}
+}  // namespace
+
+RunWork plannedRunWork(const TrainConfig& config) {
+  const TaskConfig t = plannedTask(config);
   try {
     return runWork(config, *makeEvaluationTaskOutline(t));
   } catch (const std::exception&) {
@@ -209,8 +217,7 @@ void checkTrainingWorkFits(const TrainConfig& c, const Task& task) {
 }
 
 std::string trainingRunBudgetProblem(const TrainConfig& config) {
-  TaskConfig t = config.task;
-  t.headDim = config.model.headDim();  // as the trainer builds it (kernel-lm's omega)
+  const TaskConfig t = plannedTask(config);
   std::unique_ptr<Task> task, evalTask;
   try {
     task = makeTaskOutline(t);  // nothing read: the window asks this on its UI thread
