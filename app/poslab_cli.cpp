@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/cli_common.h"
+#include "cli/empty_values.h"
 #include "cli/out_of_memory.h"
 #include "cli/stop_signals.h"
 #include "io/atomic_file.h"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   poslab::cli::addPopeUsageCommand(app);
   poslab::cli::addTaskKernelCommand(app);
   poslab::cli::addLessonCommand(app);
+  poslab::cli::refuseEmptyValues(app);
   poslab::cli::setCommandLine(argc, argv);
   try {
     // CLI11 would say only "A subcommand is required" for a misspelt command.

@@ -36,7 +36,9 @@ void addNormsCommand(CLI::App& app) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--family", o->family, "family id")->required();
-  cmd->add_option("--max-pos", o->maxPos, "largest position N")->capture_default_str();
+  cmd->add_option("--max-pos", o->maxPos, "largest position N")
+      ->capture_default_str()
+      ->check(integerIn(1, 10'000'000));  // featureNormProfile's range, the text as given
   cmd->add_option("--per-decade", o->perDecade, "grid points per decade")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));

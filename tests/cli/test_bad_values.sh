@@ -84,5 +84,16 @@ rc=$?
 [ $rc -eq 130 ] && ok || fail "kernel --csv at SIGINT: exit $rc"
 ls -a "$tmp" | grep -q "sig\.csv" && fail "SIGINT left $(ls -a "$tmp" | grep sig.csv)" || ok
 
+# An option given an empty value is refused, not read as "not given" (which ran the preset's own).
+for args in "run --preset pope-indirect-indexing --seeds" "run --preset pope-indirect-indexing --families" \
+  "compare --families rope,alibi --task indirect-indexing --seeds" "kernel --family rope --lags 0:3 --csv" "lesson"; do
+  name=${args##* }
+  refused10 "empty-${args%% *}-$name" "^poslab-cli: error: $name is given an empty value" "$cli" $args ""
+done
+# `--seeds=`: CLI11's own line, also one line and exit 2.
+refused10 empty-equals "^poslab-cli: error: --seeds: 1 required TEXT missing" \
+  "$cli" run --preset pope-indirect-indexing --seeds=
+refused10 norms-max-pos-overflow "--max-pos: '99999999999999999999' must be a whole number in \[1, 10000000\]" \
+  "$cli" norms --family rope --max-pos 99999999999999999999
 
 finish "cli bad values"
