@@ -291,7 +291,8 @@ json_has eval-data-config "$tmp/st/config.json" "d['run']['eval_data'] == 3"
   --json > "$tmp/rc.json" 2>/dev/null
 json_has recompute-config "$tmp/rc/config.json" "d['run']['recompute_activations'] is True"
 json_has recompute-trains "$tmp/rc.json" "d['results'][0]['eval'][0]['loss'] > 0"
-expect_error probe-no-families "--families '' names no family" "$cli" probe --families ''
+expect_error probe-no-families "--families is given an empty value" "$cli" probe --families ''
+expect_error probe-comma-families "--families ',' names no family" "$cli" probe --families ','
 expect_error compare-duplicate-family "--families lists 'rope' twice" \
   "$cli" compare "${tiny[@]}" --families rope,rope
 expect_error compare-duplicate-seed "--seeds lists '1' twice" \
