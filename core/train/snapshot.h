@@ -36,8 +36,9 @@ enum class SnapshotEvent {
   // holds no trainer and takes no step until a reset builds one.
   Failed,
   // No new step: the evaluation after the run's last step is under way (minutes at a paper's
-  // lengths); `message` says where ("evaluation after step 1200: T = 8192 (length 4 of 4), 12/32
-  // sequences"), `evaluationDone` how much of it is done. At most one a second; step is 0.
+  // lengths); `message` says where and how long is left ("evaluation after step 1200: T = 8192
+  // (length 4 of 4), 12/32 sequences, ETA 95 s"), `evaluationDone` how much of it is done. At
+  // most one a second; step is 0.
   Evaluating,
 };
 
