@@ -6,8 +6,8 @@
 # stopped preset from its runs' checkpoints), then its table and the recovery test by the
 # reference's preferred_sector (scripts/results_tests.py gates, with the run's teacher).
 # Usage: pj_phase_c.sh [PRESET ...]   (default: all ten; names pick some of them)
-# Needs build/app/poslab-cli. Run time: about 45 h in all on this 2-core machine (the sum of the
-# presets' stated times, each extrapolated from measured step times; the lambda sweep is 13 h).
+# Needs build/app/poslab-cli. Run time: about 4-5 h in all on this 2-core machine (the sum of the
+# presets' stated times, six of them measured under RESULTS amendment 14: 19-45 min a preset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=build/app/poslab-cli
