@@ -6,8 +6,8 @@
 # stopped preset from its runs' checkpoints), then its table and the recovery test by the
 # reference's preferred_sector (scripts/results_tests.py gates, with the run's teacher).
 # Usage: pj_phase_c.sh [PRESET ...]   (default: all ten; names pick some of them)
-# Needs build/app/poslab-cli. Run time: about 4-5 h in all on this 2-core machine (the sum of the
-# presets' stated times, six of them measured under RESULTS amendment 14: 19-45 min a preset).
+# Needs build/app/poslab-cli. Run time: about 5 h in all on this 2-core machine under load (the sum
+# of the presets' stated times, each measured: 1-70 min a preset), less on an idle one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=build/app/poslab-cli
