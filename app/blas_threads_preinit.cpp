@@ -7,7 +7,11 @@
 // preinit array runs before every shared library's initialisers, libc's included, which is why
 // this reads the environment from its arguments, adds nothing to it in place (libc's start resets
 // it) and calls only system-call wrappers. The threads PosLab itself starts are checked by
-// configureThreads, which names the limit in one line. In the same way an OMP_NUM_THREADS that
+// configureThreads, which names the limit in one line. Under an address-space limit (ulimit -v)
+// the same: OpenBLAS's threads and buffers took the space LibTorch's static initialisers needed
+// (an uncaught bad_alloc, exit 134, at 610-700 MB), and where a thread of OpenBLAS's could not
+// start, its shutdown at exit joined it for ever (a hang after the output, at 600-660 MB). In the
+// same way an OMP_NUM_THREADS that
 // libgomp would complain about before main is set aside for PosLab's own refusal.
 #include <sys/resource.h>
 #include <unistd.h>
@@ -55,6 +59,9 @@ void saneThreadEnvironment(int, char** argv, char** envp) {
   rlimit limit{};
   bool oneBlas = getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
                  limit.rlim_cur < kSmallProcessLimit;
+  rlimit addressSpace{};
+  oneBlas = oneBlas ||
+            (getrlimit(RLIMIT_AS, &addressSpace) == 0 && addressSpace.rlim_cur != RLIM_INFINITY);
   bool changed = false;
   int n = 0;
   for (int i = 0; envp[i] != nullptr; ++i) {

@@ -504,13 +504,16 @@ timeout 10 "$cli" --budget 20 lesson "$tmp/l-work-training.json" > /dev/null 2> 
   fail "training lesson under --budget 20: $(cat "$tmp/err")"
 
 # p4 memory: the smallest address-space limit (ulimit -v) the program starts under, in steps of
-# 100 MB from 600 MB (below it LibTorch's static initialisers fail before main: docs/LIMITS.md);
-# just above it an allocation that fails is exit 2 and one line, "out of memory" and the command.
+# 50 MB from 500 MB (below it the loader or LibTorch's static initialisers fail before main:
+# docs/LIMITS.md); no limit may leave it running (OpenBLAS's exit joined a thread it could not
+# start, for ever, at 600-660 MB); just above the limit it starts at, an allocation that fails is
+# exit 2 and one line, "out of memory" and the command.
 start_mb=""
-for mb in $(seq 600 100 3000); do
-  if (ulimit -v $((mb * 1024)) && POSLAB_THREADS=1 timeout 20 "$cli" families > /dev/null 2>&1); then
-    start_mb=$mb; break
-  fi
+for mb in $(seq 500 50 3000); do
+  (ulimit -v $((mb * 1024)) && POSLAB_THREADS=1 timeout 20 "$cli" families > /dev/null 2>&1)
+  rc=$?
+  [ $rc -eq 124 ] && fail "poslab-cli families did not end within 20 s under ulimit -v $mb MB"
+  [ $rc -eq 0 ] && { start_mb=$mb; break; }
 done
 if [ -z "$start_mb" ]; then fail "poslab-cli families did not start under 3000 MB of address space"
 else
