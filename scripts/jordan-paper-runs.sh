@@ -10,8 +10,8 @@
 #                copy kept beside the results, so that rebuilding the tree does not change it)
 #   $1           the results folder (default /var/tmp/poslab-runs/jordan-kernel-lm-paper)
 #   POSLAB_SEEDS the seeds to run (default "0 1 2"); the tests run once all three seeds' JSON are in
-#                the results folder (seed 0's JSON of amendment 5 was lost in a reset: its table is
-#                in docs/results/jordan-paper-size.md, so POSLAB_SEEDS="1 2" runs the missing ones)
+#                the results folder (amendment 5's three seeds finished on 2026-12-07; their JSON
+#                is in docs/results/data/amendment-5/)
 # When all nine runs are there it writes all-seeds.json (the three seeds' `--json` documents as
 # one) and prints the protocol's tests (scripts/results_tests.py paired).
 set -euo pipefail
