@@ -11,8 +11,8 @@
 // the same: OpenBLAS's threads and buffers took the space LibTorch's static initialisers needed
 // (an uncaught bad_alloc, exit 134, at 610-700 MB), and where a thread of OpenBLAS's could not
 // start, its shutdown at exit joined it for ever (a hang after the output, at 600-660 MB). In the
-// same way an OMP_NUM_THREADS that
-// libgomp would complain about before main is set aside for PosLab's own refusal.
+// same way an OMP_NUM_THREADS that libgomp would complain about before main is set aside for
+// PosLab's own refusal.
 #include <sys/resource.h>
 #include <unistd.h>
 
